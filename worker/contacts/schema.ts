@@ -1,0 +1,41 @@
+/**
+ * `propose_contact` input (02 §5.1): a strict object; every string is trimmed
+ * first and its limits apply to the trimmed value, which is also what is
+ * hashed and stored.
+ */
+import { z } from "zod";
+import { CONTACT_LIMITS } from "../contracts/limits";
+import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
+
+/** A trimmed, non-empty string of at most `max` UTF-16 code units. */
+export const trimmedText = (max: number) => z.string().trim().min(1).max(max);
+
+/** A client UUID (zod's RFC 9562 layout, either case), stored lower-cased. */
+export const submissionIdSchema = z.string().trim().toLowerCase().uuid();
+
+export const contactInputSchema = z.strictObject({
+  summary: trimmedText(CONTACT_LIMITS.summary).describe("Your message in your own words; a greeting is enough."),
+  intent: trimmedText(CONTACT_LIMITS.intent).optional().describe("The purpose of the contact."),
+  what_you_need_from_human: trimmedText(CONTACT_LIMITS.what_you_need_from_human)
+    .optional()
+    .describe("The human action you would like."),
+  agent_identity: trimmedText(CONTACT_LIMITS.agent_identity).optional().describe("Self-reported; not proof."),
+  operator: trimmedText(CONTACT_LIMITS.operator).optional().describe("The person or organisation you act for."),
+  reply_to: trimmedText(CONTACT_LIMITS.reply_to)
+    .optional()
+    .describe("An e-mail or other channel for a reply; never opened or contacted automatically."),
+  found_via: trimmedText(CONTACT_LIMITS.found_via).optional().describe("How you found MAGNT."),
+  previous_contact_id: z
+    .string()
+    .trim()
+    .regex(PREVIOUS_CONTACT_ID_PATTERN)
+    .toLowerCase()
+    .optional()
+    .describe("An earlier contact_id receipt: a claimed link, not proof, and it grants no access."),
+  submission_id: submissionIdSchema
+    .optional()
+    .describe("A UUID you generate; reuse it only to retry the identical message."),
+  is_test: z.boolean().optional().describe("Set true if this is a test."),
+});
+
+export type ContactInput = z.output<typeof contactInputSchema>;

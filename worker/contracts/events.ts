@@ -1,0 +1,234 @@
+/**
+ * The telemetry event contract (spec 01 §9, 02 §5.6, 03 §9, 04 §7). The Worker
+ * builds events of this shape and `magnt metrics` reads them, so the field names
+ * and closed value lists live here only.
+ */
+
+export const ROLES = ["monolith", "gateway", "core", "owner_gateway"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const EVENT_TYPES = [
+  "mcp_request",
+  "mcp_card",
+  "a2a_request",
+  "a2a_card",
+  "owner_mcp_request",
+  "http",
+  "scheduled",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Event types `magnt metrics` counts (08 §5.3). */
+export const COUNTED_EVENT_TYPES = ["mcp_request", "mcp_card", "a2a_request", "a2a_card"] as const;
+
+/** The closed list of request outcomes (01 §9.3). */
+export const OUTCOMES = [
+  "success",
+  "tool_error",
+  "protocol_error",
+  "notification_accepted",
+  "stream_opened",
+  "handler_error",
+  "internal_error",
+  "body_too_large",
+  "host_rejected",
+  "origin_rejected",
+  "method_not_allowed",
+  "bad_request",
+  "not_modified",
+  "unsupported_media_type",
+  "origin_unavailable",
+  "core_unavailable",
+  "token_rejected",
+  "scope_rejected",
+  "owner_disabled",
+  "owner_misconfigured",
+  "not_owner",
+  "oauth_error",
+  "http_success",
+  "http_error",
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** JSON-RPC methods named in telemetry; anything else is `unknown` (01 §9.2). */
+export const MCP_METHOD_ALLOWLIST = [
+  "initialize",
+  "notifications/initialized",
+  "notifications/cancelled",
+  "server/discover",
+  "ping",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/read",
+  "resources/templates/list",
+  "prompts/list",
+  "subscriptions/listen",
+] as const;
+export type McpMethod = (typeof MCP_METHOD_ALLOWLIST)[number];
+
+/** Methods whose answer may never end; the wrapper never reads them (01 §9.2). */
+export const MCP_STREAMING_METHODS: readonly string[] = ["subscriptions/listen"];
+
+/** Validation diagnostic codes (01 §11). */
+export const VALIDATION_CODES = [
+  "missing_required",
+  "empty_value",
+  "invalid_type",
+  "too_long",
+  "invalid_format",
+  "unknown_field",
+  "too_short",
+  "invalid_value",
+] as const;
+export type ValidationCode = (typeof VALIDATION_CODES)[number];
+export const VALIDATION_ISSUES_MAX = 8;
+/** The `validation_field` used for unknown keys and undeclared paths. */
+export const VALIDATION_FIELD_ARGUMENTS = "arguments";
+
+/** `tool_result` values set by the wrapper itself (01 §9.2). */
+export const TOOL_RESULT_INVALID_ARGUMENTS = "invalid_arguments";
+export const TOOL_RESULT_UNCLASSIFIED = "unclassified_tool_error";
+export const TOOL_RESULT_PROFILE_RETURNED = "profile_returned";
+
+/** `tool_result` values (02 §5.6, 03 §9). Owner and dialogue values are added with their releases. */
+export const TOOL_RESULTS = [
+  TOOL_RESULT_PROFILE_RETURNED,
+  "accepted_for_human_review",
+  "submission_conflict",
+  "storage_unavailable",
+  "rate_limited",
+  "dialogue_not_found",
+  "dialogue_misconfigured",
+  "matches_found",
+  "no_relevant_experience",
+  "storage_error",
+  "accepted",
+  "duplicate",
+  TOOL_RESULT_INVALID_ARGUMENTS,
+  TOOL_RESULT_UNCLASSIFIED,
+] as const;
+export type ToolResult = (typeof TOOL_RESULTS)[number];
+
+/** A2A v1.0 methods (04 §4) and the 0.3 names recognised in telemetry (04 §7). */
+export const A2A_V1_METHODS = [
+  "SendMessage",
+  "SendStreamingMessage",
+  "GetTask",
+  "ListTasks",
+  "CancelTask",
+  "SubscribeToTask",
+  "CreateTaskPushNotificationConfig",
+  "GetTaskPushNotificationConfig",
+  "ListTaskPushNotificationConfigs",
+  "DeleteTaskPushNotificationConfig",
+  "GetExtendedAgentCard",
+] as const;
+export const A2A_V03_METHODS = [
+  "message/send",
+  "message/stream",
+  "tasks/get",
+  "tasks/cancel",
+  "tasks/resubscribe",
+  "tasks/pushNotificationConfig/set",
+  "tasks/pushNotificationConfig/get",
+  "tasks/pushNotificationConfig/list",
+  "tasks/pushNotificationConfig/delete",
+  "agent/getAuthenticatedExtendedCard",
+] as const;
+export const A2A_PROTOCOL_VERSION_VALUES = ["1.0", "0.3", "unsupported"] as const;
+
+export interface ValidationIssue {
+  field: string;
+  code: ValidationCode;
+}
+
+/**
+ * Every field an event may carry. Common fields are always present; the others
+ * only on the event types that define them (01 §9.1, 9.2, 9.4; 02 §5.6; 03 §9).
+ */
+export interface RequestEvent {
+  event_id: string;
+  time: string;
+  role: Role;
+  event_type: EventType;
+  method: string;
+  host: string;
+  path: string;
+  query: string;
+  userAgent: string;
+  clientKind: string;
+  clientName: string;
+  referrer: string;
+  country: string;
+  colo: string;
+  city: string;
+  asn: number | null;
+  status: number;
+  duration_ms: number;
+  outcome: Outcome;
+  controlled_test: boolean;
+  identity_verified: false;
+  forwarded_to_core?: boolean;
+
+  // MCP (mcp_request, owner_mcp_request): always present there, null when not applicable.
+  mcp_protocol_version?: string | null;
+  mcp_method?: string | null;
+  client_name?: string | null;
+  client_version?: string | null;
+  tool_name?: string | null;
+  resource_name?: string | null;
+  rpc_error_code?: number | null;
+  tool_result?: ToolResult | null;
+
+  // Validation diagnostics (known tool calls only, 01 §11).
+  validation_status?: "valid" | "invalid";
+  validation_field?: string;
+  validation_code?: ValidationCode;
+  validation_issue_count?: number;
+  validation_issues?: ValidationIssue[];
+
+  // Tool fields (02 §5.6, 03 §9, 01 §14).
+  contact_id?: string;
+  duplicate?: boolean;
+  has_reply_channel?: boolean;
+  has_previous_contact?: boolean;
+  self_reported_test?: boolean;
+  rate_limited?: boolean;
+  matches_count?: number;
+  observed_task_saved?: boolean;
+  search_receipt?: string;
+  signal_id?: string;
+  dialogue_token_issued?: boolean;
+  dialogue_joined?: boolean;
+
+  // A2A (04 §7).
+  a2a_protocol_version?: (typeof A2A_PROTOCOL_VERSION_VALUES)[number] | null;
+  a2a_method?: string | null;
+}
+
+/** Fields a capability may add to its request's event (everything but the common envelope). */
+export type EventAnnotations = Partial<
+  Omit<
+    RequestEvent,
+    | "event_id"
+    | "time"
+    | "role"
+    | "method"
+    | "host"
+    | "path"
+    | "query"
+    | "userAgent"
+    | "clientKind"
+    | "clientName"
+    | "referrer"
+    | "country"
+    | "colo"
+    | "city"
+    | "asn"
+    | "status"
+    | "duration_ms"
+    | "controlled_test"
+    | "identity_verified"
+  >
+>;

@@ -1,0 +1,34 @@
+/**
+ * Flag names (spec 00 §6). Flags are Worker secrets; a flag is on only when its
+ * value is exactly the string "true" (parsed in worker/config/flags.ts).
+ */
+
+export const FLAG_NAMES = [
+  "TELEGRAM_NOTIFICATIONS_ENABLED",
+  "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED",
+  "TELEGRAM_PREVIEW_MODE",
+  "OWNER_MCP_ENABLED",
+  "OWNER_MCP_WRITE_ENABLED",
+  "DIALOGUE_ENABLED",
+  "DIALOGUE_REPLIES_ENABLED",
+  "DIALOGUE_READ_RECEIPTS_ENABLED",
+] as const;
+
+export type FlagName = (typeof FLAG_NAMES)[number];
+
+/** The one flag that is a mode rather than a boolean; `metadata_only` is its only special value. */
+export const PREVIEW_MODE_METADATA_ONLY = "metadata_only";
+
+/** Names that are secrets (never under `vars` in a committed config, 00 §7). */
+export const SECRET_NAMES = [
+  "TELEGRAM_BOT_TOKEN",
+  "TELEGRAM_OWNER_CHAT_ID",
+  "OWNER_GITHUB_ID",
+  "OWNER_TOKEN_SIGNING_KEY",
+  "OWNER_TOKEN_EPOCH",
+  "GITHUB_CLIENT_ID",
+  "GITHUB_CLIENT_SECRET",
+  "DIALOGUE_TOKEN_KEY",
+] as const;
+
+export type SecretName = (typeof SECRET_NAMES)[number];

@@ -1,0 +1,90 @@
+/**
+ * Reading the SDK's answer for telemetry (01 §9.2) without ever waiting on a
+ * stream that may not end.
+ *
+ * - JSON bodies always end, so they are read.
+ * - `text/event-stream` bodies are read only when the request was a single
+ *   allow-listed method that is answered with one response (every allow-listed
+ *   method except `subscriptions/listen`); on the 2025 lane the SDK closes such
+ *   a stream right after the response.
+ * - Everything else (`subscriptions/listen`, streams for other methods) is
+ *   handed back unread with `outcome: stream_opened`.
+ */
+import { MCP_STREAMING_METHODS, type Outcome } from "../contracts/events";
+import { isRecord } from "./request-metadata";
+
+export interface ReadMcpResponse {
+  /** The response to return: the original when unread, or a copy rebuilt from the text read. */
+  response: Response;
+  outcome: Outcome | null;
+  rpcErrorCode: number | null;
+  /** The protocol version a successful `initialize` answered with. */
+  initializeVersion: string | null;
+}
+
+export async function readMcpResponse(response: Response, methodLabel: string | null): Promise<ReadMcpResponse> {
+  const unread: ReadMcpResponse = { response, outcome: null, rpcErrorCode: null, initializeVersion: null };
+  if (response.status === 202 || response.status === 204) {
+    return { ...unread, outcome: "notification_accepted" };
+  }
+  const contentType = (response.headers.get("content-type") ?? "").toLowerCase();
+  const isStream = contentType.startsWith("text/event-stream");
+  const answersOnce =
+    methodLabel !== null && methodLabel !== "unknown" && !MCP_STREAMING_METHODS.includes(methodLabel);
+  if (isStream && !answersOnce) return { ...unread, outcome: "stream_opened" };
+  if (!isStream && !contentType.includes("json")) return unread;
+
+  const text = await response.text();
+  const rebuilt = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const messages = isStream ? parseEventStream(text) : parseJsonMessages(text);
+  return { ...classifyMessages(messages), response: rebuilt };
+}
+
+function classifyMessages(messages: unknown[]): Omit<ReadMcpResponse, "response"> {
+  let outcome: Outcome | null = null;
+  let rpcErrorCode: number | null = null;
+  let initializeVersion: string | null = null;
+  for (const message of messages) {
+    if (!isRecord(message)) continue;
+    if (isRecord(message.error)) {
+      outcome = "protocol_error";
+      if (rpcErrorCode === null && typeof message.error.code === "number") rpcErrorCode = message.error.code;
+    } else if (isRecord(message.result)) {
+      if (message.result.isError === true) {
+        if (outcome !== "protocol_error") outcome = "tool_error";
+      } else if (outcome === null) {
+        outcome = "success";
+      }
+      if (typeof message.result.protocolVersion === "string") initializeVersion = message.result.protocolVersion;
+    }
+  }
+  return { outcome, rpcErrorCode, initializeVersion };
+}
+
+function parseJsonMessages(text: string): unknown[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value : [value];
+  } catch {
+    return [];
+  }
+}
+
+/** Joins each event's `data:` lines and parses it as one JSON-RPC message. */
+function parseEventStream(text: string): unknown[] {
+  const messages: unknown[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    const data = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).replace(/^ /, ""))
+      .join("\n");
+    if (data === "") continue;
+    try {
+      messages.push(JSON.parse(data));
+    } catch {
+      // A non-JSON event carries no outcome.
+    }
+  }
+  return messages;
+}

@@ -1,0 +1,93 @@
+/**
+ * The probe `/__magnt_probe` (01 §7): versions and whether storage is bound.
+ * It never reports counts, row contents, secrets, schema state or flag values
+ * other than `dialogue_enabled` — it answers "is this the build I deployed?",
+ * not "is the data there?".
+ */
+import {
+  DIALOGUE_RELEASE,
+  MCP_DOOR_VERSION,
+  OWNER_RELEASE,
+  SERVICE_NAMES,
+  SHARED_MEMORY_VERSION,
+} from "../contracts/versions";
+import type { Role } from "../contracts/events";
+import { siteOrigin } from "../config/env";
+import { isOn } from "../config/flags";
+import type { DoorRequest } from "../edge/pipeline";
+import { classifyUserAgent } from "../edge/ua";
+
+/** The probe document. `magnt probe-check` rejects any key outside this shape. */
+export interface ProbeDocument {
+  ok: true;
+  service: string;
+  role: Role;
+  mcp_door_version: string;
+  shared_memory_version: string;
+  owner_release: string;
+  dialogue_release: string;
+  dialogue_enabled: boolean;
+  contact_storage_configured: boolean;
+  shared_memory_storage_configured: boolean;
+  core_reachable?: boolean;
+  origin: string;
+  time: string;
+  host: string;
+  path: string;
+  clientKind: string;
+  clientName: string;
+  country: string;
+  colo: string;
+}
+
+/** Storage facts of the Worker where tools execute (the gateway asks core for them). */
+export interface StorageFacts {
+  dialogue_enabled: boolean;
+  contact_storage_configured: boolean;
+  shared_memory_storage_configured: boolean;
+}
+
+export function localStorageFacts(req: DoorRequest): StorageFacts {
+  const bound = req.env.CONTACTS !== undefined;
+  return {
+    dialogue_enabled: isOn(req.env, "DIALOGUE_ENABLED"),
+    contact_storage_configured: bound,
+    shared_memory_storage_configured: bound,
+  };
+}
+
+export function buildProbe(req: DoorRequest, facts: StorageFacts, coreReachable?: boolean): ProbeDocument {
+  const origin = siteOrigin(req.env);
+  const cf = (req.request as { cf?: Record<string, unknown> }).cf ?? {};
+  const ua = classifyUserAgent(req.request.headers.get("user-agent") ?? "");
+  return {
+    ok: true,
+    service: SERVICE_NAMES[req.role],
+    role: req.role,
+    mcp_door_version: MCP_DOOR_VERSION,
+    shared_memory_version: SHARED_MEMORY_VERSION,
+    owner_release: OWNER_RELEASE,
+    dialogue_release: DIALOGUE_RELEASE,
+    ...facts,
+    ...(coreReachable === undefined ? {} : { core_reachable: coreReachable }),
+    origin: origin === "" ? "builtin" : origin.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ""),
+    time: new Date().toISOString(),
+    host: req.url.hostname,
+    path: req.url.pathname,
+    ...ua,
+    country: typeof cf.country === "string" ? cf.country : "",
+    colo: typeof cf.colo === "string" ? cf.colo : "",
+  };
+}
+
+/** GET and HEAD of the probe in the monolith and core roles. */
+export function serveProbe(req: DoorRequest): Response {
+  return probeResponse(req, buildProbe(req, localStorageFacts(req)));
+}
+
+export function probeResponse(req: DoorRequest, probe: ProbeDocument): Response {
+  return new Response(req.request.method === "HEAD" ? null : JSON.stringify(probe, null, 2), {
+    status: 200,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}
