@@ -4,7 +4,7 @@
  */
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach } from "vitest";
+import { afterEach, beforeAll, beforeEach, vi } from "vitest";
 import { assertNoUnexpectedRequests, installNetworkGuard } from "../fakes/network";
 
 beforeAll(async () => {
@@ -13,6 +13,10 @@ beforeAll(async () => {
 
 beforeEach(() => {
   installNetworkGuard();
+  // Keep the run's output readable: telemetry lines are captured by the tests that assert on them.
+  for (const level of ["log", "info", "warn", "error", "debug"] as const) {
+    vi.spyOn(console, level).mockImplementation(() => undefined);
+  }
 });
 
 afterEach(() => {

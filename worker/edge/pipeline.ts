@@ -12,7 +12,7 @@ import type { Env } from "../config/env";
 import { readBodyWithinLimit } from "./body-limit";
 import { validateHost } from "./host";
 import { validateOrigin } from "./origin";
-import { jsonRpcErrorResponse, serviceUnavailable, textResponse, withHeaders } from "./responses";
+import { serviceUnavailable, textResponse, withHeaders, withoutBody } from "./responses";
 import { emitRequestEvent, startRequestTelemetry, type RequestTelemetry } from "./telemetry";
 
 /** What a route handler receives: the request after every guard passed. */
@@ -50,11 +50,6 @@ export const textRejections = {
   tooLarge: () => textResponse(413, "Request body exceeds 24 KiB"),
 } as const;
 
-/** The MCP endpoint's rejections: JSON-RPC errors for 403, plain text for 413 (01 §3–§5). */
-export const mcpRejections = {
-  forbidden: (message: string) => jsonRpcErrorResponse(403, -32000, message),
-  tooLarge: textRejections.tooLarge,
-} as const;
 
 /** Finds the route for a raw (not percent-decoded) pathname. Total: unknown paths get a fallback route. */
 export type RouteLookup = (path: string) => Route;
@@ -80,7 +75,9 @@ export function createDoor(role: Role, lookup: RouteLookup): DoorWorker {
       } finally {
         emitRequestEvent(telemetry.finish(response?.status ?? 503), env);
       }
-      return withHeaders(response, { "x-magnt-observer": "1" });
+      // HEAD answers never carry a body, whichever handler produced them.
+      const final = request.method === "HEAD" ? withoutBody(response) : response;
+      return withHeaders(final, { "x-magnt-observer": "1" });
     },
   };
 }

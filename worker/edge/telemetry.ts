@@ -89,6 +89,7 @@ export function startRequestTelemetry(request: Request, url: URL, role: Role, ev
         identity_verified: false,
       };
       if (MCP_EVENT_TYPES.includes(finalType)) Object.assign(event, MCP_FIELD_DEFAULTS);
+      if (finalType === "a2a_request") Object.assign(event, A2A_FIELD_DEFAULTS);
       const { event_type: _type, outcome: _outcome, ...rest } = annotations;
       return Object.assign(event, rest);
     },
@@ -106,6 +107,12 @@ const MCP_FIELD_DEFAULTS = {
   rpc_error_code: null,
   tool_result: null,
 } as const;
+
+/**
+ * A2A fields are always present on `a2a_request` events (04 §7), null when the
+ * request stopped before they were known, including the edge's 403/405/413.
+ */
+const A2A_FIELD_DEFAULTS = { a2a_protocol_version: null, a2a_method: null } as const;
 
 interface EdgeFacts {
   country: string;
