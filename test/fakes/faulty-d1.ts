@@ -1,0 +1,103 @@
+/**
+ * A D1 binding wrapped around the real local D1 (10 §2): it records every
+ * statement with its bound values, and can fail the n-th statement, any
+ * statement matching a pattern, or every batch — with an error message that
+ * carries a canary, to prove D1 error texts never reach a log.
+ */
+
+export interface RecordedStatement {
+  sql: string;
+  params: unknown[];
+}
+
+export interface FaultPlan {
+  /** Fail statements whose SQL matches. */
+  failWhen?: RegExp;
+  /** Fail the n-th executed statement (1-based). */
+  failNth?: number;
+  /** Fail every batch. */
+  failBatches?: boolean;
+  /** Resolve with `success: false` instead of throwing. */
+  unsuccessful?: boolean;
+  /** Statements matching this report success without executing (a lost write). */
+  pretendWhen?: RegExp;
+  /** Error message of injected failures (put a canary in it). */
+  message?: string;
+}
+
+export interface FaultyD1 extends D1Database {
+  readonly statements: RecordedStatement[];
+}
+
+export function faultyD1(db: D1Database, plan: FaultPlan = {}): FaultyD1 {
+  const statements: RecordedStatement[] = [];
+  const inner = new WeakMap<object, D1PreparedStatement>();
+  let executed = 0;
+  const message = plan.message ?? "injected D1 failure";
+
+  const shouldFail = (sql: string) => {
+    executed += 1;
+    return (plan.failWhen?.test(sql) ?? false) || plan.failNth === executed;
+  };
+
+  const failure = <T>(): Promise<T> =>
+    plan.unsuccessful
+      ? Promise.resolve({ success: false, results: [], meta: {} } as unknown as T)
+      : Promise.reject(new Error(message));
+
+  function wrap(sql: string, statement: D1PreparedStatement, params: unknown[]): D1PreparedStatement {
+    const wrapper = {
+      bind: (...values: unknown[]) => wrap(sql, statement.bind(...values), values),
+      run: () =>
+        (record(),
+        shouldFail(sql)
+          ? failure()
+          : plan.pretendWhen?.test(sql)
+            ? Promise.resolve({ success: true, results: [], meta: {} } as unknown as D1Result)
+            : statement.run()),
+      all: () => (record(), shouldFail(sql) ? failure() : statement.all()),
+      first: (column?: string) => (record(), shouldFail(sql) ? Promise.reject(new Error(message)) : statement.first(column as never)),
+      raw: () => (record(), shouldFail(sql) ? Promise.reject(new Error(message)) : statement.raw()),
+    };
+    function record() {
+      statements.push({ sql, params });
+    }
+    inner.set(wrapper, statement);
+    return wrapper as unknown as D1PreparedStatement;
+  }
+
+  const wrapped = {
+    statements,
+    prepare: (sql: string) => wrap(sql, db.prepare(sql), []),
+    batch: async (list: D1PreparedStatement[]) => {
+      if (plan.failBatches) {
+        executed += list.length;
+        throw new Error(message);
+      }
+      return db.batch(list.map((statement) => inner.get(statement) ?? statement));
+    },
+    exec: (sql: string) => db.exec(sql),
+    dump: () => db.dump(),
+    withSession: () => {
+      throw new Error("not used by the door");
+    },
+  };
+  return wrapped as unknown as FaultyD1;
+}
+
+/** A fake `PUBLIC_WRITES` rate-limit binding: counts per key, records keys, can refuse or throw. */
+export function fakeRateLimiter(options: { limit?: number; throws?: boolean } = {}) {
+  const counts = new Map<string, number>();
+  const keys: string[] = [];
+  return {
+    keys,
+    counts,
+    async limit({ key }: { key: string }) {
+      keys.push(key);
+      if (options.throws) throw new Error("limiter unavailable");
+      const count = (counts.get(key) ?? 0) + 1;
+      counts.set(key, count);
+      return { success: count <= (options.limit ?? 20) };
+    },
+  };
+}
