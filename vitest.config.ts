@@ -25,7 +25,15 @@ export default defineConfig(async () => {
             cloudflareTest({
               main: "./worker/entries/monolith.ts",
               wrangler: { configPath: "./wrangler.local.jsonc" },
-              miniflare: { bindings: { ...TEST_VARS, TEST_MIGRATIONS: migrations } },
+              miniflare: {
+                bindings: {
+                  ...TEST_VARS,
+                  TEST_MIGRATIONS: migrations,
+                  // workerd has no process.env: the fuzz knobs travel as bindings (10 §5).
+                  FUZZ_RUNS: process.env.FUZZ_RUNS ?? "200",
+                  FC_SEED: process.env.FC_SEED ?? "",
+                },
+              },
             }),
           ],
           test: {

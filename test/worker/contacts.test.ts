@@ -348,7 +348,7 @@ describe("privacy canary over every propose_contact path (10 §3)", () => {
     const canaries = new Canaries();
     const logs = captureConsole();
     const submission_id = crypto.randomUUID();
-    const args = { ...cannedArgs(canaries, "ok"), submission_id };
+    const args: Record<string, string> = { ...cannedArgs(canaries, "ok"), submission_id };
     const accepted = await propose(args);
     expect(accepted.structured!.status).toBe("accepted_for_human_review");
     await propose(args);

@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends DoorEnv {
       TEST_MIGRATIONS: D1Migration[];
+      FUZZ_RUNS: string;
+      FC_SEED: string;
     }
   }
 }

@@ -11,6 +11,7 @@ import { serveStatic } from "../site/static-proxy";
 import { mcpMethodNotAllowed, mcpRejections, serveMcpPreflight } from "../mcp/handler";
 import { serveAiCatalog, serveServerCard, serveServerCardAlias } from "../mcp/server-card";
 import {
+  a2aForbidden,
   a2aMethodNotAllowed,
   a2aTooLarge,
   serveA2aPost,
@@ -70,7 +71,7 @@ export function publicRoutes(handlers: PublicRouteHandlers): RouteLookup {
     checkOrigin: false,
     methods: { POST: serveA2aPost, OPTIONS: serveA2aPreflight },
     methodNotAllowed: a2aMethodNotAllowed,
-    forbidden: textRejections.forbidden,
+    forbidden: a2aForbidden,
     tooLarge: a2aTooLarge,
   };
   exact.set("/a2a", a2a);

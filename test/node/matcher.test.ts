@@ -1,0 +1,132 @@
+/**
+ * The shared-memory tokeniser and matcher (03 §5), table-driven: the spec's
+ * vectors, pinned stop lists, English and Russian, NFKC width forms, the 0.15
+ * threshold on both sides, the common-token rules, ties and the result cap.
+ */
+import { describe, expect, it } from "vitest";
+import { findMatches } from "../../worker/signals/matcher";
+import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS, SHORT_TERM_ALLOWLIST } from "../../worker/signals/stopwords";
+import { taskTokens, tokenSet } from "../../worker/signals/tokenize";
+
+const sorted = (set: Set<string>) => [...set].sort();
+
+describe("tokeniser (03 §5.1, §5.5)", () => {
+  it.each([
+    ["Ёлка и ЕЛКА", ["елка"]],
+    ["Deploy a Cloudflare Worker with D1 and cron", ["cloudflare", "cron", "deploy", "worker"]],
+    ["ＡＩ agents for the UI", ["agents", "ai", "ui"]],
+    ["don't retry on 404", ["404", "retry"]],
+    ["Как настроить ИИ для БД?", ["бд", "ии", "настроить"]],
+    ["a an to of в и", []],
+  ])("%s", (input, expected) => {
+    expect(sorted(tokenSet(input))).toEqual([...expected].sort());
+  });
+
+  it("normalises width forms, ё and case before the stop lists", () => {
+    expect(sorted(tokenSet("ＴＨＥ Ｄｅｐｌｏｙ ЕЩЁ ещё"))).toEqual(["deploy"]);
+  });
+
+  it("keeps allow-listed short terms and numbers, drops other short tokens", () => {
+    expect(sorted(tokenSet("c r go os qa 2d 3d 5g ос x y 42 no"))).toEqual(["2d", "3d", "5g", "c", "go", "os", "qa", "r", "ос"]);
+  });
+
+  it("splits on everything but letters, marks and numbers", () => {
+    expect(sorted(tokenSet("node.js/typescript—workers_api (v2)"))).toEqual(["api", "js", "node", "typescript", "workers"]);
+  });
+
+  it("counts code points, not UTF-16 units, for the short-token rule", () => {
+    // Deseret letters are outside the BMP (two UTF-16 units each) and unchanged by NFKC.
+    expect(sorted(tokenSet("\u{10428}\u{10429} \u{10428}\u{10429}\u{1042a}"))).toEqual(["\u{10428}\u{10429}\u{1042a}"]);
+  });
+
+  it("matches goal, blocker and tried only", () => {
+    expect(sorted(taskTokens({ goal: "deploy worker", blocker: "cron fails", tried: "retry" }))).toEqual(["cron", "deploy", "fails", "retry", "worker"]);
+  });
+});
+
+describe("stop lists and allow-list (03 §5.3–§5.4)", () => {
+  it("pins the English list (80 words)", () => {
+    expect(ENGLISH_STOP_WORDS.size).toBe(80);
+    expect([...ENGLISH_STOP_WORDS].join(" ")).toBe(
+      "about after also and any are aren because been before being both but can could did didn does doesn don each for from had has have her here him his how into isn its just may might more most must not only other our over she should some such than that the their them then there these they this those too via was wasn were what when where which while who why will with without won would yet you your",
+    );
+  });
+
+  it("pins the Russian list (80 words, spelled with е)", () => {
+    expect(RUSSIAN_STOP_WORDS.size).toBe(80);
+    expect([...RUSSIAN_STOP_WORDS].join(" ")).toBe(
+      "без более больше будет был была были было быть вам вас весь вот все всего всех где для его если есть еще здесь или как какая какой когда кто куда меня мне может можно мой над надо нас него нее ней нет них ничего она они оно очень под после потом потому при про сам себе себя так такой там тем тогда того тоже только том тот тут уже чего чем через что чтобы эти это этого этой этом этот",
+    );
+    expect([...RUSSIAN_STOP_WORDS].some((word) => word.includes("ё"))).toBe(false);
+  });
+
+  it("pins the short-term allow-list and keeps it disjoint from the stop lists", () => {
+    expect([...SHORT_TERM_ALLOWLIST].join(" ")).toBe("ai ml db ui ux ip js ts go os qa ci cd id io vm pr c r 2d 3d 5g ии бд ос");
+    for (const term of SHORT_TERM_ALLOWLIST) {
+      expect(ENGLISH_STOP_WORDS.has(term) || RUSSIAN_STOP_WORDS.has(term)).toBe(false);
+    }
+  });
+});
+
+/** A candidate whose goal is exactly these tokens. */
+const candidate = (id: string, words: string[], extra: Partial<{ blocker: string; tried: string; learned: string }> = {}) => ({
+  signal_id: id,
+  goal: words.join(" "),
+  blocker: extra.blocker ?? null,
+  tried: extra.tried ?? null,
+  learned: extra.learned ?? null,
+});
+const filler = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `${prefix}${String.fromCharCode(97 + (index % 26))}${Math.floor(index / 26)}x`);
+
+describe("matcher (03 §5.2)", () => {
+  it("matches the worked example", () => {
+    const matches = findMatches({ goal: "deploy worker cron" }, [candidate("c1", ["deploy", "worker", "queue", "retry"])]);
+    expect(matches.map((match) => match.signal_id)).toEqual(["c1"]);
+  });
+
+  it("matches at exactly 0.15 and not just below", () => {
+    const query = { goal: "alpha bravo charlie" };
+    const exactly = candidate("exact", ["alpha", "bravo", "charlie", ...filler("pad", 17)]); // common 3, union 20
+    const below = candidate("below", ["alpha", "bravo", "charlie", ...filler("pad", 18)]); // common 3, union 21
+    expect(findMatches(query, [exactly, below]).map((match) => match.signal_id)).toEqual(["exact"]);
+  });
+
+  it("requires two common tokens for a multi-token query", () => {
+    const matches = findMatches({ goal: "alpha bravo" }, [candidate("one", ["alpha"]), candidate("two", ["alpha", "bravo", "delta"])]);
+    expect(matches.map((match) => match.signal_id)).toEqual(["two"]);
+  });
+
+  it("needs one common token for a one-token query, still under the threshold", () => {
+    const within = candidate("within", ["kubernetes", ...filler("pad", 5)]); // 1/6 ≥ 0.15
+    const beyond = candidate("beyond", ["kubernetes", ...filler("pad", 6)]); // 1/7 < 0.15
+    expect(findMatches({ goal: "Kubernetes" }, [within, beyond]).map((match) => match.signal_id)).toEqual(["within"]);
+  });
+
+  it("matches nothing for a stop-word-only query", () => {
+    expect(findMatches({ goal: "what is the", blocker: "и для как" }, [candidate("any", ["what", "the"])])).toEqual([]);
+  });
+
+  it("orders by similarity, keeps candidate order on ties, returns at most three", () => {
+    const query = { goal: "alpha bravo charlie delta" };
+    const candidates = [
+      candidate("tie-first", ["alpha", "bravo", "zulu"]), // 2/5
+      candidate("best", ["alpha", "bravo", "charlie", "delta"]), // 4/4
+      candidate("tie-second", ["alpha", "bravo", "yankee"]), // 2/5
+      candidate("good", ["alpha", "bravo", "charlie"]), // 3/4
+      candidate("tie-third", ["alpha", "bravo", "xray"]), // 2/5
+    ];
+    expect(findMatches(query, candidates).map((match) => match.signal_id)).toEqual(["best", "good", "tie-first"]);
+    expect(findMatches(query, candidates, 10).map((match) => match.signal_id)).toEqual(["best", "good", "tie-first", "tie-second", "tie-third"]);
+  });
+
+  it("never matches on learned", () => {
+    const matches = findMatches({ goal: "alpha bravo" }, [candidate("learned-only", ["zulu"], { learned: "alpha bravo" })]);
+    expect(matches).toEqual([]);
+  });
+
+  it("matches across blocker and tried, in Russian with ё/е", () => {
+    const query = { goal: "Настроить ёлку", blocker: "ошибка деплоя" };
+    const hit = candidate("ru", ["настроить"], { tried: "елку ОШИБКА" });
+    expect(findMatches(query, [hit]).map((match) => match.signal_id)).toEqual(["ru"]);
+  });
+});

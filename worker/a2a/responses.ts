@@ -1,0 +1,67 @@
+/**
+ * The HTTP side of `/a2a` and `/a2a/` (04 §2): headers every answer carries,
+ * the preflight, the 405 pointer and the edge's 413. `x-magnt-observer` is
+ * added by the pipeline to every response.
+ */
+import { A2A_PROTOCOL_VERSION } from "../contracts/versions";
+import type { DoorRequest } from "../edge/pipeline";
+import { jsonResponse } from "../edge/responses";
+import { rpcErrors, type JsonRpcError } from "./errors";
+import type { JsonRpcId } from "./envelope";
+import { a2aUrls } from "./urls";
+
+/** On every `/a2a` answer: public, credential-free, never cached (04 §2, 01 §8). */
+const ENDPOINT_HEADERS = { "Access-Control-Allow-Origin": "*", "Cache-Control": "no-store" } as const;
+/** JSON answers also state the protocol version they speak. */
+const JSON_HEADERS = { ...ENDPOINT_HEADERS, "A2A-Version": A2A_PROTOCOL_VERSION } as const;
+
+export type RpcPayload = { readonly result: unknown } | { readonly error: JsonRpcError };
+
+/** A JSON-RPC response; HTTP 200 except for the transport-level 413 and 415 (04 §3). */
+export function rpcResponse(status: 200 | 413 | 415, id: JsonRpcId, payload: RpcPayload): Response {
+  return jsonResponse(status, { jsonrpc: "2.0", id, ...payload }, JSON_HEADERS);
+}
+
+/** A notification is accepted whatever its method or version: 204, empty body (04 §3 step 6). */
+export function notificationAccepted(): Response {
+  return new Response(null, { status: 204, headers: ENDPOINT_HEADERS });
+}
+
+/** `OPTIONS /a2a` (04 §2). Any Origin: the endpoint uses no credentials. */
+export function serveA2aPreflight(_req: DoorRequest): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      ...ENDPOINT_HEADERS,
+      "Access-Control-Allow-Methods": "POST, OPTIONS",
+      "Access-Control-Allow-Headers": "Content-Type, A2A-Version, A2A-Extensions",
+      "Access-Control-Max-Age": "86400",
+    },
+  });
+}
+
+/**
+ * GET, HEAD and every other method: 405 with a pointer to the card and to MCP.
+ * The pipeline drops the body of every HEAD answer, this one included.
+ */
+export function a2aMethodNotAllowed(req: DoorRequest): Response {
+  const urls = a2aUrls(req.env);
+  return jsonResponse(
+    405,
+    { error: "method_not_allowed", agent_card: urls.agentCard, mcp: urls.mcp },
+    { ...JSON_HEADERS, Allow: "POST, OPTIONS" },
+  );
+}
+
+/** The edge's 413 on this route (01 §5, 04 §3 step 1): the body was never parsed. */
+export function a2aTooLarge(): Response {
+  return rpcResponse(413, null, { error: rpcErrors.payloadTooLarge() });
+}
+
+/** The edge's 403 for a foreign Host on this route: plain text, but with the endpoint's headers (04 §2). */
+export function a2aForbidden(): Response {
+  return new Response("Forbidden", {
+    status: 403,
+    headers: { ...ENDPOINT_HEADERS, "Content-Type": "text/plain; charset=utf-8" },
+  });
+}
