@@ -11,7 +11,7 @@ import { A2A_V03_METHODS, A2A_V1_METHODS, MAX_POST_BODY_BYTES } from "../../work
 import { callDoor, captureConsole, ORIGIN } from "../helpers/door";
 import { assertValidEvent } from "../helpers/event-schema";
 import { Canaries } from "../helpers/privacy";
-import { fuzzParameters } from "./knobs";
+import { FUZZ_TIMEOUT_MS, fuzzParameters } from "./knobs";
 
 const encoder = new TextEncoder();
 const canaries = new Canaries();
@@ -107,5 +107,5 @@ describe("POST /a2a fuzzing (10 §5)", () => {
       ),
       fuzzParameters(),
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 });

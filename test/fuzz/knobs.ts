@@ -15,3 +15,6 @@ export const FUZZ_SEED = knobs.FC_SEED === undefined || knobs.FC_SEED === "" ? u
 export function fuzzParameters(): { numRuns: number; seed?: number } {
   return FUZZ_SEED === undefined ? { numRuns: FUZZ_RUNS } : { numRuns: FUZZ_RUNS, seed: FUZZ_SEED };
 }
+
+/** Generous per-property time limit: 2000 runs take tens of seconds on 2 cores; CI never waits on it at 200. */
+export const FUZZ_TIMEOUT_MS = 300_000;
