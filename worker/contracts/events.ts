@@ -232,3 +232,33 @@ export type EventAnnotations = Partial<
     | "identity_verified"
   >
 >;
+
+/** Outcomes of a scheduled (cron) run (05 §8). */
+export const SCHEDULED_OUTCOMES = [
+  "ok",
+  "disabled",
+  "misconfigured",
+  "lease_busy",
+  "lease_lost",
+  "chat_mismatch",
+  "backoff",
+  "storage_error",
+] as const;
+export type ScheduledOutcome = (typeof SCHEDULED_OUTCOMES)[number];
+
+/** One event per cron run (05 §8): counts only — no ids, texts or Telegram data. */
+export interface ScheduledEvent {
+  event_id: string;
+  time: string;
+  role: Role;
+  event_type: "scheduled";
+  outcome: ScheduledOutcome;
+  discovered: number;
+  attempted: number;
+  delivered: number;
+  retried: number;
+  failed: number;
+  skipped: number;
+  overflow_skipped: number;
+  duration_ms: number;
+}

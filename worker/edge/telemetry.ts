@@ -8,7 +8,7 @@
  */
 import { CONTROLLED_TEST_UA_PREFIX } from "../contracts/versions";
 import { EVENT_FIELD_MAX } from "../contracts/limits";
-import type { EventAnnotations, EventType, Outcome, RequestEvent, Role } from "../contracts/events";
+import type { EventAnnotations, EventType, Outcome, RequestEvent, Role, ScheduledEvent } from "../contracts/events";
 import type { Env } from "../config/env";
 import { parseStrictInteger, sanitizeOrEmpty } from "./sanitize";
 import { classifyUserAgent } from "./ua";
@@ -151,10 +151,19 @@ function edgeFacts(request: Request, role: Role): EdgeFacts {
  * purpose: there is nowhere safer to report them than the log that just failed.
  */
 export function emitRequestEvent(event: RequestEvent, env: Env): void {
+  writeLine(event);
+  writeAnalyticsPoint(event, env);
+}
+
+/** Writes the one event of a cron run (05 §8). */
+export function emitScheduledEvent(event: ScheduledEvent): void {
+  writeLine(event);
+}
+
+function writeLine(event: RequestEvent | ScheduledEvent): void {
   try {
     console.log(JSON.stringify(event));
   } catch {
-    // Intentionally ignored: see the function comment.
+    // Intentionally ignored: telemetry must never change what the Worker does.
   }
-  writeAnalyticsPoint(event, env);
 }

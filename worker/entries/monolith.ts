@@ -1,10 +1,11 @@
 /**
  * `magnt-observer` as the transitional public monolith (00 §3): every public
- * route served in place, plus (in a later release) the notification cron.
- * Wiring only.
+ * route served in place, plus the cron run. Wiring only.
  */
+import type { Env } from "../config/env";
 import { createDoor } from "../edge/pipeline";
 import { servePublicMcp } from "../mcp/handler";
+import { runScheduled } from "../notify/scheduler";
 import { serveProbe } from "../site/probe";
 import { publicRoutes } from "./public-routes";
 
@@ -15,4 +16,7 @@ const door = createDoor(
 
 export default {
   fetch: door.fetch,
-} satisfies ExportedHandler<import("../config/env").Env>;
+  async scheduled(controller, env) {
+    await runScheduled(controller, env, "monolith");
+  },
+} satisfies ExportedHandler<Env>;
