@@ -3,7 +3,7 @@
  * first and its limits apply to the trimmed value, which is also what is
  * hashed and stored.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CONTACT_LIMITS } from "../contracts/limits";
 import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
 

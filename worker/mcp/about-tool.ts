@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { TOOL_ABOUT } from "../contracts/tools";
 import { TOOL_RESULT_PROFILE_RETURNED } from "../contracts/events";
 import { isOn } from "../config/flags";

@@ -3,7 +3,7 @@
  * with their limits, strict booleans. `learned` is not a search field, so a
  * search that sends it is rejected as an unknown field.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SIGNAL_LIMITS } from "../contracts/limits";
 import { SEARCH_RECEIPT_PATTERN } from "../contracts/ids";
 import { submissionIdSchema, trimmedText } from "../contacts/schema";
