@@ -3,10 +3,11 @@
  * vectors, pinned stop lists, English and Russian, NFKC width forms, the 0.15
  * threshold on both sides, the common-token rules, ties and the result cap.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { findMatches } from "../../worker/signals/matcher";
 import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS, SHORT_TERM_ALLOWLIST } from "../../worker/signals/stopwords";
-import { taskTokens, tokenSet } from "../../worker/signals/tokenize";
+import { taskTokens, tokenSet, type TaskText } from "../../worker/signals/tokenize";
 
 const sorted = (set: Set<string>) => [...set].sort();
 
@@ -128,5 +129,59 @@ describe("matcher (03 §5.2)", () => {
     const query = { goal: "Настроить ёлку", blocker: "ошибка деплоя" };
     const hit = candidate("ru", ["настроить"], { tried: "елку ОШИБКА" });
     expect(findMatches(query, [hit]).map((match) => match.signal_id)).toEqual(["ru"]);
+  });
+});
+
+describe("tokeniser equals its plain definition (property)", () => {
+  /** The spec's rules written the slow, obvious way. */
+  function referenceTokens(text: string): string[] {
+    const normalised = text.normalize("NFKC").toLowerCase().replaceAll("ё", "е");
+    const kept = (normalised.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).filter(
+      (token) => !ENGLISH_STOP_WORDS.has(token) && !RUSSIAN_STOP_WORDS.has(token) && ([...token].length >= 3 || SHORT_TERM_ALLOWLIST.has(token)),
+    );
+    return [...new Set(kept)].sort();
+  }
+
+  /** The spec's matcher written the slow, obvious way. */
+  function referenceMatches(query: TaskText, candidates: (TaskText & { signal_id: string })[]): string[] {
+    const q = new Set(referenceTokens([query.goal, query.blocker, query.tried].filter(Boolean).join(" ")));
+    if (q.size === 0) return [];
+    const scored = candidates.flatMap((candidate) => {
+      const c = new Set(referenceTokens([candidate.goal, candidate.blocker, candidate.tried].filter(Boolean).join(" ")));
+      const common = [...q].filter((token) => c.has(token)).length;
+      const union = new Set([...q, ...c]).size;
+      const ok = common * 100 >= 15 * union && common >= (q.size === 1 ? 1 : 2);
+      return ok ? [{ id: candidate.signal_id, common, union }] : [];
+    });
+    return scored
+      .sort((a, b) => b.common * a.union - a.common * b.union)
+      .slice(0, 3)
+      .map((match) => match.id);
+  }
+
+  const alphabet = fc.constantFrom(
+    ..."aAbBzZ09 ёЁеЕжЖ-_.,'’\u0301\u0482\u0483ＡＩ①²ǅß😀\u{10428}\u{1d400}\ud800\u200d\u00a0\t\nдлякакthewithaiииbdос".split(""),
+    "the", "with", "для", "как", "ai", "ии", "бд", "деплой", "worker",
+  );
+  const text = fc.array(alphabet, { maxLength: 40 }).map((parts) => parts.join(""));
+
+  it("the fast scanner finds exactly the regex's tokens", () => {
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ unit: "binary", maxLength: 60 })), (value) => {
+        expect(sorted(tokenSet(value))).toEqual(referenceTokens(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("the matcher agrees with the plain definition", () => {
+    const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
+    fc.assert(
+      fc.property(task, fc.array(task, { maxLength: 8 }), (query, rows) => {
+        const candidates = rows.map((row, index) => ({ ...row, signal_id: `c${index}` }));
+        expect(findMatches(query, candidates).map((match) => match.signal_id)).toEqual(referenceMatches(query, candidates));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -4,7 +4,8 @@
  * similarity only; ties keep the candidates' SQL order (newest first).
  */
 import { SEARCH_RESULTS_MAX } from "../contracts/limits";
-import { taskTokens, type TaskText } from "./tokenize";
+import { STOP_WORDS } from "./stopwords";
+import { forEachWord, isDroppedAsShort, taskText, taskTokens, type TaskText } from "./tokenize";
 
 /** Jaccard ≥ 15/100. */
 const THRESHOLD_NUMERATOR = 15;
@@ -15,6 +16,9 @@ interface Scored<Candidate> {
   common: number;
   union: number;
 }
+
+const STOP = 0;
+const QUERY = 1;
 
 /**
  * The at most `limit` candidates that match `query`, best first.
@@ -30,12 +34,26 @@ export function findMatches<Candidate extends TaskText>(
   if (queryTokens.size === 0) return [];
   const minimumCommon = queryTokens.size === 1 ? 1 : 2;
 
+  // One lookup per candidate word answers both "stop word?" and "query token?"
+  // (query tokens are never stop words); this is the hot path of a search.
+  const wordClass = new Map<string, number>();
+  for (const word of STOP_WORDS) wordClass.set(word, STOP);
+  for (const token of queryTokens) wordClass.set(token, QUERY);
+
   const matches: Scored<Candidate>[] = [];
+  const seen = new Set<string>();
   for (const candidate of candidates) {
-    const candidateTokens = taskTokens(candidate);
+    seen.clear();
     let common = 0;
-    for (const token of queryTokens) if (candidateTokens.has(token)) common += 1;
-    const union = queryTokens.size + candidateTokens.size - common;
+    forEachWord(taskText(candidate), (word) => {
+      if (isDroppedAsShort(word)) return;
+      const kind = wordClass.get(word);
+      if (kind === STOP) return;
+      const before = seen.size;
+      seen.add(word);
+      if (kind === QUERY && seen.size > before) common += 1;
+    });
+    const union = queryTokens.size + seen.size - common;
     if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
       matches.push({ candidate, common, union });
     }

@@ -32,6 +32,9 @@ export const SHORT_TERM_ALLOWLIST: ReadonlySet<string> = new Set([
   "id", "io", "vm", "pr", "c", "r", "2d", "3d", "5g", "ии", "бд", "ос",
 ]);
 
+/** Both lists in one set: one lookup per token. */
+export const STOP_WORDS: ReadonlySet<string> = new Set([...ENGLISH_STOP_WORDS, ...RUSSIAN_STOP_WORDS]);
+
 export function isStopWord(token: string): boolean {
-  return ENGLISH_STOP_WORDS.has(token) || RUSSIAN_STOP_WORDS.has(token);
+  return STOP_WORDS.has(token);
 }

@@ -1,7 +1,14 @@
 /**
  * Text → token set (03 §5.1). Deliberately literal: no stemming, no
- * transliteration, no models. The same function tokenises the query and every
- * candidate, so both sides are always compared under the same rules.
+ * transliteration, no models. The same rules tokenise the query and every
+ * candidate, so both sides are always compared alike.
+ *
+ * A token is a maximal run of code points in the Unicode categories Letter,
+ * Mark or Number. Scanning with a `\p{…}` regex costs most of a search's time
+ * in V8, so the scanner classifies ASCII and the Cyrillic block directly and
+ * asks the regex only about other code points; a property test proves it
+ * equal to the plain regex definition (test/node/matcher.test.ts). Every
+ * stop word has at least three code points, so rule 7 is checked first.
  */
 import { isStopWord, SHORT_TERM_ALLOWLIST } from "./stopwords";
 
@@ -12,30 +19,74 @@ export interface TaskText {
   tried?: string | null;
 }
 
-/** A maximal run of letters, marks and numbers. */
-const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
+/** The definition of a token character: Unicode Letter, Mark or Number. */
+export const TOKEN_CHARACTER = /^[\p{L}\p{M}\p{N}]$/u;
 const MIN_CODE_POINTS = 3;
+const CYRILLIC_THOUSANDS_SIGN = 0x0482; // the one symbol (So) in the Cyrillic block
+
+/** Rule 1: goal, blocker and tried joined by one space (absent ones skipped). */
+export function taskText(task: TaskText): string {
+  const parts = [task.goal, task.blocker, task.tried].filter((part): part is string => typeof part === "string");
+  return parts.join(" ");
+}
 
 export function taskTokens(task: TaskText): Set<string> {
-  const parts = [task.goal, task.blocker, task.tried].filter((part): part is string => typeof part === "string");
-  return tokenSet(parts.join(" "));
+  return tokenSet(taskText(task));
 }
 
 export function tokenSet(text: string): Set<string> {
-  const normalised = text.normalize("NFKC").toLowerCase().replaceAll("ё", "е");
   const tokens = new Set<string>();
-  for (const [token] of normalised.matchAll(TOKEN)) {
-    if (isStopWord(token)) continue;
-    if (codePointLength(token) < MIN_CODE_POINTS && !SHORT_TERM_ALLOWLIST.has(token)) continue;
-    tokens.add(token);
-  }
+  forEachToken(text, (token) => tokens.add(token));
   return tokens;
 }
 
-/** Length in code points; only counted for short tokens, where it decides. */
-function codePointLength(token: string): number {
-  if (token.length >= MIN_CODE_POINTS * 2) return MIN_CODE_POINTS; // ≥ 3 code points for sure
+/** Calls `onToken` for every kept token of `text`, in order, duplicates included (rules 2–7). */
+export function forEachToken(text: string, onToken: (token: string) => void): void {
+  forEachWord(text, (word) => {
+    if (isDroppedAsShort(word) || isStopWord(word)) return;
+    onToken(word);
+  });
+}
+
+/**
+ * Calls `onWord` for every run of letters, marks and numbers of the normalised
+ * text (rules 2–5), before the stop-word and length rules. The matcher applies
+ * those rules itself, folded into the one map lookup it needs per word anyway.
+ */
+export function forEachWord(text: string, onWord: (word: string) => void): void {
+  const normalised = text.normalize("NFKC").toLowerCase().replaceAll("ё", "е");
+  let start = -1;
+  let index = 0;
+  while (index < normalised.length) {
+    const codePoint = normalised.codePointAt(index)!;
+    if (isTokenCodePoint(codePoint)) {
+      if (start < 0) start = index;
+    } else if (start >= 0) {
+      onWord(normalised.slice(start, index));
+      start = -1;
+    }
+    index += codePoint > 0xffff ? 2 : 1;
+  }
+  if (start >= 0) onWord(normalised.slice(start));
+}
+
+function isTokenCodePoint(codePoint: number): boolean {
+  if (codePoint < 0x80) {
+    return (codePoint >= 0x61 && codePoint <= 0x7a) || (codePoint >= 0x30 && codePoint <= 0x39) || (codePoint >= 0x41 && codePoint <= 0x5a);
+  }
+  if (codePoint >= 0x0400 && codePoint <= 0x04ff) return codePoint !== CYRILLIC_THOUSANDS_SIGN;
+  return TOKEN_CHARACTER.test(String.fromCodePoint(codePoint));
+}
+
+/** Rule 7: shorter than three code points and not an allow-listed technical term. */
+export function isDroppedAsShort(word: string): boolean {
+  return codePointLength(word) < MIN_CODE_POINTS && !SHORT_TERM_ALLOWLIST.has(word);
+}
+
+/** Length in code points; only counted for short words, where it decides. */
+function codePointLength(word: string): number {
+  if (word.length >= MIN_CODE_POINTS * 2) return MIN_CODE_POINTS; // ≥ 3 code points for sure
   let count = 0;
-  for (const _ of token) count += 1;
+  for (const _ of word) count += 1;
   return count;
 }
