@@ -6,3 +6,4 @@ export * from "./limits";
 export * from "./tools";
 export * from "./events";
 export * from "./migrations";
+export * from "./probe";

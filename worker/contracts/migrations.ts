@@ -13,6 +13,8 @@ export const MIGRATION_FOR_TABLE = {
   contacts: "0001_contacts.sql",
   task_signals: "0002_task_signals.sql",
   observed_task_signals: "0003_observed_task_signals.sql",
+  // 0006 arrives with the owner release (B.1); its name is fixed by 09 §2.
+  owner_drafts: "0006_owner_state.sql",
 } as const;
 
 /** The D1 binding name every config and Wrangler command uses. */

@@ -12,6 +12,7 @@ import {
   SHARED_MEMORY_VERSION,
 } from "../contracts/versions";
 import type { Role } from "../contracts/events";
+import type { ProbeField } from "../contracts/probe";
 import { siteOrigin } from "../config/env";
 import { isOn } from "../config/flags";
 import type { DoorRequest } from "../edge/pipeline";
@@ -39,6 +40,11 @@ export interface ProbeDocument {
   country: string;
   colo: string;
 }
+
+/** Compile-time proof that the document and the shared key list agree (`never` unless they differ). */
+type KeysOutsideContract = Exclude<keyof ProbeDocument, ProbeField> | Exclude<ProbeField, keyof ProbeDocument>;
+const probeMatchesContract: [KeysOutsideContract] extends [never] ? true : never = true;
+void probeMatchesContract;
 
 /** Storage facts of the Worker where tools execute (the gateway asks core for them). */
 export interface StorageFacts {

@@ -1,0 +1,116 @@
+/**
+ * The `magnt` program: global options (08 §2), the commands, and the single
+ * place where failures become exit codes and `--json` error objects (08 §3).
+ */
+import { Command, CommanderError } from "commander";
+import { PACKAGE_VERSION } from "../worker/contracts";
+import { registerDeployGuard } from "./commands/deploy-guard";
+import { registerDev } from "./commands/dev";
+import { registerMigrate } from "./commands/migrate";
+import { registerProbeCheck } from "./commands/probe-check";
+import { registerReview } from "./commands/review";
+import { registerSignals } from "./commands/signals";
+import { registerSmoke } from "./commands/smoke";
+import { examples } from "./lib/command";
+import type { CliContext } from "./lib/context";
+import { CliError, describeUnknown, EXIT, UsageError, type ErrorCode } from "./lib/errors";
+
+/** Builds a fresh program bound to a context (one per run, so tests never share state). */
+export function createProgram(ctx: CliContext): Command {
+  const program = new Command("magnt")
+    .description("Operator CLI of the MAGNT MCP Door")
+    .version(PACKAGE_VERSION, "--version", "print the version and exit")
+    .helpOption("--help", "show help")
+    .option("--json", "machine output on stdout; implies no prompts and no colour")
+    .option("--config <path>", "Wrangler config (default: wrangler.local.jsonc locally, wrangler.jsonc with --remote)")
+    .option("--env <name>", "Wrangler environment, passed to Wrangler as --env")
+    .option("--local", "use the local D1 (default)")
+    .option("--remote", "use the remote D1")
+    .option("--persist-to <dir>", "local state directory (local mode only)")
+    .option("--yes", "answer yes to every confirmation")
+    .option("--no-color", "disable colour (also NO_COLOR; FORCE_COLOR=1 forces it)")
+    .option("--quiet", "suppress progress and informational stderr lines")
+    .exitOverride()
+    .showHelpAfterError()
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+    })
+    .addHelpText(
+      "after",
+      examples([
+        "npm start -- --port 9000",
+        "magnt smoke http://127.0.0.1:8787/mcp --submit-test --shared-memory-test",
+        "magnt probe-check https://magnt.ru/",
+        "magnt migrate --list",
+        "magnt review contacts --remote --config wrangler.jsonc",
+        "magnt signals hide ts_… --remote --config wrangler.jsonc --yes",
+      ]) + "\nExit codes: 0 success, 1 check failed, 2 usage error, 3 environment failure.\n",
+    );
+  registerDev(program, ctx);
+  registerSmoke(program, ctx);
+  registerProbeCheck(program, ctx);
+  registerMigrate(program, ctx);
+  registerReview(program, ctx);
+  registerSignals(program, ctx);
+  registerDeployGuard(program, ctx);
+  for (const command of allCommands(program)) {
+    command.exitOverride().showHelpAfterError().configureOutput(program.configureOutput());
+  }
+  return program;
+}
+
+function allCommands(command: Command): Command[] {
+  return command.commands.flatMap((child) => [child, ...allCommands(child)]);
+}
+
+/**
+ * Runs the CLI for `argv` (without node and script) and returns the exit
+ * code. Never throws: every failure is mapped here.
+ */
+export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
+  const program = createProgram(ctx);
+  let active: Command = program;
+  program.hook("preAction", (_root, actionCommand) => {
+    active = actionCommand;
+  });
+  const json = wantsJson(argv);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return EXIT.ok;
+  } catch (error) {
+    return reportFailure(ctx, error, { json, command: active });
+  }
+}
+
+/** `--json` as typed, even when parsing failed before commander could record it. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+function reportFailure(ctx: CliContext, error: unknown, state: { json: boolean; command: Command }): number {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
+    // Commander has already printed its message (and the help) to stderr.
+    writeJsonError(ctx, state.json, "usage", error.message.replace(/^error:\s*/i, ""));
+    return EXIT.usage;
+  }
+  if (error instanceof CliError) {
+    ctx.stderr.write(`magnt: ${error.message}\n`);
+    if (error instanceof UsageError && error.showUsage && !state.json) {
+      ctx.stderr.write(`\n${state.command.helpInformation()}`);
+    }
+    writeJsonError(ctx, state.json, error.code, error.message);
+    return error.exitCode;
+  }
+  const message = `unexpected error: ${describeUnknown(error)}`;
+  ctx.stderr.write(`magnt: ${message}\n`);
+  if (ctx.env.MAGNT_DEBUG === "1" && error instanceof Error && error.stack !== undefined) ctx.stderr.write(`${error.stack}\n`);
+  writeJsonError(ctx, state.json, "environment", message);
+  return EXIT.environment;
+}
+
+function writeJsonError(ctx: CliContext, json: boolean, code: ErrorCode, message: string): void {
+  if (json) ctx.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
+}

@@ -1,0 +1,136 @@
+/**
+ * How Wrangler is invoked (08 §4), with `child_process.spawn` stubbed: always
+ * `process.execPath` + the resolved `wrangler/bin/wrangler.js`, `shell: false`,
+ * the offline environment (+ `CI=1` for migrations apply), the common
+ * arguments, the time limit, stderr forwarding and `d1 execute --json` parsing.
+ */
+import { describe, expect, it, vi } from "vitest";
+import * as childProcess from "node:child_process";
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { parseD1Json, D1QueryError } from "../../cli/lib/d1";
+import { EnvironmentError } from "../../cli/lib/errors";
+import { d1Error, d1Rows, installFakeWrangler, runMagnt, sqlOf } from "./harness";
+
+vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOriginal<typeof import("node:child_process")>()), spawn: vi.fn() }));
+const spawnMock = vi.mocked(childProcess.spawn);
+
+const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+
+describe("spawning Wrangler", () => {
+  it("uses process.execPath with the resolved bin/wrangler.js, shell: false, and the offline environment", async () => {
+    const { calls } = installFakeWrangler(spawnMock, () => d1Rows([]));
+    const run = await runMagnt(["migrate", "--list", "--persist-to", "/tmp/magnt-state"]);
+    expect(run.code).toBe(0);
+    expect(calls).toHaveLength(1);
+    const call = calls[0]!;
+    expect(call.command).toBe(process.execPath);
+    expect(realpathSync(call.script)).toBe(realpathSync(wranglerBin));
+    expect(call.script.endsWith(join("wrangler", "bin", "wrangler.js"))).toBe(true);
+    expect(call.options.shell).toBe(false);
+    expect(call.options.env).toMatchObject({
+      WRANGLER_SEND_METRICS: "false",
+      WRANGLER_HIDE_BANNER: "true",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    });
+    expect(call.options.env?.CI).toBeUndefined();
+    expect(call.args).toEqual([
+      "d1",
+      "execute",
+      "CONTACTS",
+      "--config",
+      "wrangler.local.jsonc",
+      "--local",
+      "--persist-to",
+      "/tmp/magnt-state",
+      "--json",
+      "--command",
+      "SELECT name FROM d1_migrations ORDER BY id",
+    ]);
+  });
+
+  it("passes --env and --config through", async () => {
+    const { calls } = installFakeWrangler(spawnMock, () => d1Rows([]));
+    await runMagnt(["review", "signals", "--config", "wrangler.local.jsonc", "--env", "staging"]);
+    expect(calls[0]!.args.slice(0, 8)).toEqual(["d1", "execute", "CONTACTS", "--config", "wrangler.local.jsonc", "--env", "staging", "--local"]);
+  });
+
+  it("sets CI=1 for migrations apply (which Wrangler would otherwise confirm)", async () => {
+    let applied = false;
+    const { calls } = installFakeWrangler(spawnMock, (args) => {
+      if (args[1] === "migrations") {
+        applied = true;
+        return { code: 0, stdout: "applied\n" };
+      }
+      return applied
+        ? d1Rows([{ name: "0001_contacts.sql" }, { name: "0002_task_signals.sql" }, { name: "0003_observed_task_signals.sql" }])
+        : d1Error("no such table: d1_migrations: SQLITE_ERROR");
+    });
+    const run = await runMagnt(["migrate"]);
+    expect(run.code).toBe(0);
+    const apply = calls.find((call) => call.args[1] === "migrations")!;
+    expect(apply.args).toEqual(["d1", "migrations", "apply", "CONTACTS", "--config", "wrangler.local.jsonc", "--local"]);
+    expect(apply.options.env?.CI).toBe("1");
+    expect(apply.options.shell).toBe(false);
+    // Wrangler's own stdout goes to our stderr, never to stdout.
+    expect(run.stderr).toContain("applied");
+    expect(run.stdout).not.toContain("applied\n\n");
+  });
+
+  it("forwards Wrangler's stderr unless --quiet", async () => {
+    installFakeWrangler(spawnMock, () => ({ ...d1Rows([]), stderr: "wrangler says hi\n" }));
+    expect((await runMagnt(["review", "contacts"])).stderr).toContain("wrangler says hi");
+    installFakeWrangler(spawnMock, () => ({ ...d1Rows([]), stderr: "wrangler says hi\n" }));
+    expect((await runMagnt(["review", "contacts", "--quiet"])).stderr).not.toContain("wrangler says hi");
+  });
+
+  it("kills the child and exits 3 when the local time limit expires", async () => {
+    const { children } = installFakeWrangler(spawnMock, () => ({ hang: true }));
+    const run = await runMagnt(["review", "contacts", "--json"], { timeouts: { local: 50, remote: 100 } });
+    expect(run.code).toBe(3);
+    expect(children[0]!.killedWith).toContain("SIGTERM");
+    expect(run.lastJson()).toEqual({ error: { code: "environment", message: expect.stringContaining("timed out") } });
+  });
+
+  it("a d1 error object exits 3 with Wrangler's text", async () => {
+    installFakeWrangler(spawnMock, () => d1Error("disk I/O error: SQLITE_IOERR"));
+    const run = await runMagnt(["review", "contacts", "--json"]);
+    expect(run.code).toBe(3);
+    expect(run.lastJson()).toEqual({ error: { code: "environment", message: "disk I/O error: SQLITE_IOERR" } });
+  });
+
+  it("unparseable output exits 3 with Wrangler's last stderr line", async () => {
+    installFakeWrangler(spawnMock, () => ({ code: 1, stdout: "", stderr: "✘ [ERROR] Something broke\n" }));
+    const run = await runMagnt(["review", "contacts", "--json"]);
+    expect(run.code).toBe(3);
+    expect(run.lastJson()).toEqual({ error: { code: "environment", message: expect.stringContaining("Something broke") } });
+  });
+
+  it("the SQL of review is sent as one --command argument", async () => {
+    const { calls } = installFakeWrangler(spawnMock, () => d1Rows([]));
+    await runMagnt(["review", "observed", "--limit", "7"]);
+    expect(sqlOf(calls[0]!.args)).toBe(
+      "SELECT observation_id, created_at, goal, blocker, tried FROM observed_task_signals WHERE self_reported_test = 0 ORDER BY created_at DESC, observation_id DESC LIMIT 7;",
+    );
+  });
+});
+
+describe("parseD1Json", () => {
+  it("skips leading blank lines and returns rows per statement", () => {
+    expect(parseD1Json('\n\n[{"results":[{"a":1}],"success":true},{"results":[]}]', 0, "")).toEqual([[{ a: 1 }], []]);
+  });
+  it("turns {error:{text}} into a D1QueryError (exit 3)", () => {
+    expect(() => parseD1Json('\n{"error":{"text":"no such table: x"}}', 1, "")).toThrow(D1QueryError);
+    try {
+      parseD1Json('\n{"error":{"text":"no such table: x"}}', 1, "");
+    } catch (error) {
+      expect((error as D1QueryError).exitCode).toBe(3);
+      expect((error as D1QueryError).text).toBe("no such table: x");
+    }
+  });
+  it("anything else is an environment error", () => {
+    expect(() => parseD1Json("not json", 1, "boom")).toThrow(EnvironmentError);
+    expect(() => parseD1Json('{"unexpected":true}', 0, "")).toThrow(EnvironmentError);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * End-to-end helpers: free ports, temp state directories, the built CLI run
+ * as a child process (offline environment, stdin not a TTY), and local doors
+ * started in their own process group so that a whole tree (npm → node →
+ * wrangler → workerd) is stopped by one group signal.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+export const MAGNT_BIN = join(REPO_ROOT, "bin", "magnt.js");
+
+/** The offline environment of every Wrangler call (00 §5), plus no colour for stable output. */
+export const OFFLINE_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+};
+
+/** A port that was free a moment ago (bound to 0, then released). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const tempDirs: string[] = [];
+/** A fresh temp directory (a `--persist-to` state dir or a config dir), removed by `removeTempDirs`. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `magnt-e2e-${prefix}-`));
+  tempDirs.push(dir);
+  return dir;
+}
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI (`node bin/magnt.js …`) with stdin closed, so nothing can ever prompt. */
+export function magnt(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAGNT_BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...OFFLINE_ENV, ...(options.env ?? {}) },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      killGroup(child, "SIGKILL");
+      reject(new Error(`magnt ${args.join(" ")} did not finish within ${options.timeoutMs ?? 120_000} ms (a prompt?)\n${stderr}`));
+    }, options.timeoutMs ?? 120_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Parses stdout as JSON lines. */
+export function jsonLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+export interface Door {
+  port: number;
+  origin: string;
+  mcp: string;
+  child: ChildProcess;
+  output(): string;
+  /** Milliseconds from spawn until the probe answered 200. */
+  readyAfterMs: number;
+}
+
+/** Every door started by this test file, so `stopAllDoors` can clean up even after a failed start. */
+const startedDoors: ChildProcess[] = [];
+
+/**
+ * Starts a door with `command args` (the CLI's `dev`, or `npm start`) in its
+ * own process group and waits until `/__magnt_probe` answers.
+ */
+export async function startDoor(command: string, args: string[], port: number, options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): Promise<Door> {
+  const started = Date.now();
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { ...OFFLINE_ENV, ...(options.env ?? {}) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  startedDoors.push(child);
+  let output = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = started + (options.readyTimeoutMs ?? 90_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      killGroup(child, "SIGKILL");
+      throw new Error(`door exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
+    }
+    try {
+      const response = await fetch(`${origin}/__magnt_probe`, { signal: AbortSignal.timeout(1000) });
+      if (response.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      killGroup(child, "SIGKILL");
+      throw new Error(`door did not answer the probe within ${options.readyTimeoutMs ?? 90_000} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  return { port, origin, mcp: `${origin}/mcp`, child, output: () => output, readyAfterMs: Date.now() - started };
+}
+
+/** Signals the child's whole process group (it was started detached, so its pid is the group id). */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // the group is already gone
+  }
+}
+
+/** Stops every door this file started (SIGTERM to each group, SIGKILL after 5 s). */
+export async function stopAllDoors(): Promise<void> {
+  await Promise.all(startedDoors.splice(0).map((child) => stopChild(child)));
+}
+
+/** Stops one door: SIGTERM to its group, SIGKILL after 5 s. */
+export async function stopDoor(door: Door | undefined): Promise<void> {
+  if (door !== undefined) await stopChild(door.child);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    killGroup(child, "SIGTERM");
+    const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  // Whatever is left in the group (workerd) goes too.
+  killGroup(child, "SIGKILL");
+}
+
+/** Whether anything still accepts connections on the port. */
+export async function portAnswers(port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/__magnt_probe`, { signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
