@@ -134,6 +134,17 @@ export async function startDoor(command: string, args: string[], port: number, o
   return { port, origin, mcp: `${origin}/mcp`, child, output: () => output, readyAfterMs: Date.now() - started };
 }
 
+/**
+ * Starts the door exactly as the README does (`npm start -- --port <port>`),
+ * plus `--persist-to` so each suite has its own state. Uses the npm that runs
+ * this suite (`npm run test:e2e`) when known.
+ */
+export function startDoorWithNpm(port: number, state: string): Promise<Door> {
+  const npmCli = process.env.npm_execpath;
+  const [command, prefix] = npmCli !== undefined && npmCli.endsWith(".js") ? [process.execPath, [npmCli]] : ["npm", []];
+  return startDoor(command, [...prefix, "start", "--", "--port", String(port), "--persist-to", state], port);
+}
+
 /** Signals the child's whole process group (it was started detached, so its pid is the group id). */
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;

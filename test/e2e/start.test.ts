@@ -5,16 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_DOOR_VERSION, SHARED_MEMORY_VERSION } from "../../worker/contracts";
-import { freePort, removeTempDirs, startDoor, stopAllDoors, tempDir, type Door } from "./helpers";
+import { freePort, removeTempDirs, startDoorWithNpm, stopAllDoors, tempDir, type Door } from "./helpers";
 
 let door: Door | undefined;
 
 beforeAll(async () => {
   const port = await freePort();
-  // Run npm the way the README does; prefer the npm that runs this suite (npm run test:e2e).
-  const npmCli = process.env.npm_execpath;
-  const [command, prefix] = npmCli !== undefined && npmCli.endsWith(".js") ? [process.execPath, [npmCli]] : ["npm", []];
-  door = await startDoor(command, [...prefix, "start", "--", "--port", String(port), "--persist-to", tempDir("start")], port);
+  door = await startDoorWithNpm(port, tempDir("start"));
   console.info(`npm start answered the probe after ${door.readyAfterMs} ms (fresh state, migrations applied)`);
 });
 
