@@ -20,6 +20,14 @@ const MESSAGES = {
   rateLimited: `Too many writes from this address. Nothing was stored. Retry after ${RATE_LIMIT_RETRY_AFTER_S} seconds with the same submission_id.`,
 } as const;
 
+/** `not_saved` (02 §5.4): never a `contact_id`, for every storage fault. */
+function notSaved(self_reported_test: boolean) {
+  return failure(
+    { status: CONTACT_STATUS.notSaved, code: CONTACT_NOT_SAVED_CODE, message: MESSAGES.notSaved },
+    { tool_result: "storage_unavailable", self_reported_test, rate_limited: false },
+  );
+}
+
 export const proposeContactTool = defineTool({
   name: TOOL_PROPOSE_CONTACT,
   title: "Leave a message for Alexander",
@@ -36,12 +44,7 @@ export const proposeContactTool = defineTool({
   async run(input, ctx) {
     const self_reported_test = input.is_test === true;
     const db = ctx.env.CONTACTS;
-    if (!db) {
-      return failure(
-        { status: CONTACT_STATUS.notSaved, code: CONTACT_NOT_SAVED_CODE, message: MESSAGES.notSaved },
-        { tool_result: "storage_unavailable", self_reported_test, rate_limited: false },
-      );
-    }
+    if (!db) return notSaved(self_reported_test);
     const { limited } = await ctx.checkPublicWrite();
     if (limited) {
       return failure(
@@ -79,10 +82,7 @@ export const proposeContactTool = defineTool({
           { tool_result: "submission_conflict", self_reported_test, rate_limited: false },
         );
       case "storage_failed":
-        return failure(
-          { status: CONTACT_STATUS.notSaved, code: CONTACT_NOT_SAVED_CODE, message: MESSAGES.notSaved },
-          { tool_result: "storage_unavailable", self_reported_test, rate_limited: false },
-        );
+        return notSaved(self_reported_test);
     }
   },
 });

@@ -75,9 +75,9 @@ export async function servePublicMcp(req: DoorRequest): Promise<Response> {
     controlledTest: req.telemetry.controlledTest,
     checkPublicWrite: publicWriteLimiter(req.request, req.env, req.role),
   };
-  let toolOutcome: ToolOutcome | null = null;
+  const recorded: { tool?: ToolOutcome } = {};
   const handler = createMcpHandler(
-    () => buildPublicServer(ctx, tools, (outcome) => (toolOutcome = outcome)),
+    () => buildPublicServer(ctx, tools, (outcome) => (recorded.tool = outcome)),
     // onerror only reports rejections the response already carries; the outcome
     // is read from the response itself (01 §9.2), so there is nothing to add here.
     { legacy: "stateless", maxRequestBodySize: MAX_POST_BODY_BYTES, onerror: () => undefined },
@@ -87,8 +87,7 @@ export async function servePublicMcp(req: DoorRequest): Promise<Response> {
   );
 
   const read = await readMcpResponse(sdkResponse, info.methodLabel);
-  const recorded = toolOutcome as ToolOutcome | null;
-  if (recorded) req.telemetry.annotate(recorded.telemetry);
+  if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);
   if (read.outcome !== null) req.telemetry.annotate({ outcome: read.outcome });
   else if (sdkResponse.status >= 500) req.telemetry.annotate({ outcome: "handler_error" });
   if (read.rpcErrorCode !== null) req.telemetry.annotate({ rpc_error_code: read.rpcErrorCode });
@@ -97,7 +96,7 @@ export async function servePublicMcp(req: DoorRequest): Promise<Response> {
   }
   if (diagnostics?.validation_status === "invalid") {
     req.telemetry.annotate({ tool_result: TOOL_RESULT_INVALID_ARGUMENTS });
-  } else if (read.outcome === "tool_error" && !recorded?.telemetry.tool_result) {
+  } else if (read.outcome === "tool_error" && !recorded.tool?.telemetry.tool_result) {
     req.telemetry.annotate({ tool_result: TOOL_RESULT_UNCLASSIFIED });
   }
 

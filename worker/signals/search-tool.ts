@@ -46,12 +46,10 @@ export const searchTool = defineTool({
   async run(input, ctx) {
     const isTest = input.is_test === true;
     const db = ctx.env.CONTACTS;
-    let window: SignalRow[];
-    try {
-      if (!db) throw new Error("CONTACTS binding missing");
-      window = await readSearchWindow(db, isTest);
-    } catch {
-      // No observation is attempted when the corpus cannot be read (03 §6).
+    // A missing binding or an unreadable corpus is storage_error, never a no-match,
+    // and no observation is attempted then (03 §6).
+    const window = db ? await readSearchWindow(db, isTest).catch(() => null) : null;
+    if (!db || window === null) {
       return failure(
         { status: SEARCH_STATUS.storageError, message: TEXTS.storageError },
         { tool_result: "storage_error", self_reported_test: isTest },
