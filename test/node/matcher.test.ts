@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { findMatches } from "../../worker/signals/matcher";
 import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS, SHORT_TERM_ALLOWLIST } from "../../worker/signals/stopwords";
-import { taskTokens, tokenSet, type TaskText } from "../../worker/signals/tokenize";
+import { nfkc, taskTokens, tokenSet, type TaskText } from "../../worker/signals/tokenize";
 
 const sorted = (set: Set<string>) => [...set].sort();
 
@@ -183,5 +183,22 @@ describe("tokeniser equals its plain definition (property)", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe("NFKC fast path", () => {
+  it("ASCII and the Cyrillic block are NFKC-stable, alone and in every pair", () => {
+    const alphabet: string[] = [];
+    for (let code = 0; code < 0x80; code += 1) alphabet.push(String.fromCharCode(code));
+    for (let code = 0x400; code <= 0x4ff; code += 1) alphabet.push(String.fromCharCode(code));
+    for (const first of alphabet) {
+      expect(first.normalize("NFKC")).toBe(first);
+      for (const second of alphabet) {
+        const pair = first + second;
+        if (pair.normalize("NFKC") !== pair) expect.fail(`not NFKC-stable: U+${first.charCodeAt(0).toString(16)} U+${second.charCodeAt(0).toString(16)}`);
+      }
+    }
+    expect(nfkc("Ёлка ＡＩ")).toBe("Ёлка AI");
+    expect(nfkc("plain ascii и кириллица")).toBe("plain ascii и кириллица");
   });
 });

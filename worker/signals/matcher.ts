@@ -10,6 +10,8 @@ import { forEachWord, isDroppedAsShort, taskText, taskTokens, type TaskText } fr
 /** Jaccard ≥ 15/100. */
 const THRESHOLD_NUMERATOR = 15;
 const THRESHOLD_DENOMINATOR = 100;
+/** The word id of a stop word. */
+const STOP = -1;
 
 interface Scored<Candidate> {
   candidate: Candidate;
@@ -17,13 +19,15 @@ interface Scored<Candidate> {
   union: number;
 }
 
-const STOP = 0;
-const QUERY = 1;
-
 /**
  * The at most `limit` candidates that match `query`, best first.
  * A candidate matches when `common × 100 ≥ 15 × union` and `common ≥ 2`
  * (`common ≥ 1` for a one-token query); an empty query matches nothing.
+ *
+ * Hot path of every search: each word costs one map lookup. The map gives
+ * every word an id (stop words -1, query tokens 0…|Q|-1, other words the next
+ * free id), and a stamp per id remembers the last candidate that counted it,
+ * so a candidate's distinct tokens are counted without a set per candidate.
  */
 export function findMatches<Candidate extends TaskText>(
   query: TaskText,
@@ -34,31 +38,42 @@ export function findMatches<Candidate extends TaskText>(
   if (queryTokens.size === 0) return [];
   const minimumCommon = queryTokens.size === 1 ? 1 : 2;
 
-  // One lookup per candidate word answers both "stop word?" and "query token?"
-  // (query tokens are never stop words); this is the hot path of a search.
-  const wordClass = new Map<string, number>();
-  for (const word of STOP_WORDS) wordClass.set(word, STOP);
-  for (const token of queryTokens) wordClass.set(token, QUERY);
+  const wordIds = new Map<string, number>();
+  for (const word of STOP_WORDS) wordIds.set(word, STOP);
+  for (const token of queryTokens) wordIds.set(token, wordIds.size - STOP_WORDS.size);
+  let stamps = new Int32Array(256);
 
   const matches: Scored<Candidate>[] = [];
-  const seen = new Set<string>();
-  for (const candidate of candidates) {
-    seen.clear();
+  candidates.forEach((candidate, position) => {
+    const stamp = position + 1;
+    let distinct = 0;
     let common = 0;
     forEachWord(taskText(candidate), (word) => {
       if (isDroppedAsShort(word)) return;
-      const kind = wordClass.get(word);
-      if (kind === STOP) return;
-      const before = seen.size;
-      seen.add(word);
-      if (kind === QUERY && seen.size > before) common += 1;
+      let id = wordIds.get(word);
+      if (id === STOP) return;
+      if (id === undefined) {
+        id = wordIds.size - STOP_WORDS.size;
+        wordIds.set(word, id);
+        if (id >= stamps.length) stamps = grow(stamps);
+      }
+      if (stamps[id] === stamp) return;
+      stamps[id] = stamp;
+      distinct += 1;
+      if (id < queryTokens.size) common += 1;
     });
-    const union = queryTokens.size + seen.size - common;
+    const union = queryTokens.size + distinct - common;
     if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
       matches.push({ candidate, common, union });
     }
-  }
+  });
   // Array.prototype.sort is stable, so equal similarities keep candidate order.
   matches.sort((a, b) => b.common * a.union - a.common * b.union);
   return matches.slice(0, limit).map((match) => match.candidate);
+}
+
+function grow(stamps: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const larger = new Int32Array(stamps.length * 2);
+  larger.set(stamps);
+  return larger;
 }

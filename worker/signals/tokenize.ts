@@ -54,7 +54,7 @@ export function forEachToken(text: string, onToken: (token: string) => void): vo
  * those rules itself, folded into the one map lookup it needs per word anyway.
  */
 export function forEachWord(text: string, onWord: (word: string) => void): void {
-  const normalised = text.normalize("NFKC").toLowerCase().replaceAll("ё", "е");
+  const normalised = nfkc(text).toLowerCase().replaceAll("ё", "е");
   let start = -1;
   let index = 0;
   while (index < normalised.length) {
@@ -68,6 +68,17 @@ export function forEachWord(text: string, onWord: (word: string) => void): void 
     index += codePoint > 0xffff ? 2 : 1;
   }
   if (start >= 0) onWord(normalised.slice(start));
+}
+
+/**
+ * Text made only of ASCII and the Cyrillic block is already in NFKC (a test
+ * checks every character and every pair), and it is most of what visitors
+ * write; skipping the ICU call for it is a cheap win on the search path.
+ */
+const OUTSIDE_NFKC_STABLE_RANGES = /[^\u0000-\u007f\u0400-\u04ff]/;
+
+export function nfkc(text: string): string {
+  return OUTSIDE_NFKC_STABLE_RANGES.test(text) ? text.normalize("NFKC") : text;
 }
 
 function isTokenCodePoint(codePoint: number): boolean {
