@@ -13,7 +13,7 @@ import { MAX_POST_BODY_BYTES } from "../contracts/limits";
 import { MCP_DOOR_VERSION } from "../contracts/versions";
 import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED } from "../contracts/events";
 import { publicOrigin } from "../config/env";
-import type { DoorRequest } from "../edge/pipeline";
+import { textRejections, type DoorRequest } from "../edge/pipeline";
 import { publicWriteLimiter } from "../edge/rate-limit";
 import { jsonRpcErrorResponse, textResponse, withHeaders } from "../edge/responses";
 import { diagnoseArguments } from "../edge/validation-diagnostics";
@@ -28,7 +28,7 @@ const MCP_HEADERS = { "Cache-Control": "no-store", "x-magnt-mcp-version": MCP_DO
 /** The MCP endpoint's edge rejections: JSON-RPC 403s, plain-text 413 (01 §3–§5). */
 export const mcpRejections = {
   forbidden: (message: string) => withHeaders(jsonRpcErrorResponse(403, -32000, message), MCP_HEADERS),
-  tooLarge: () => textResponse(413, "Request body exceeds 24 KiB", MCP_HEADERS),
+  tooLarge: () => withHeaders(textRejections.tooLarge(), MCP_HEADERS),
 } as const;
 
 export function mcpMethodNotAllowed(): Response {

@@ -20,7 +20,7 @@ export interface TaskText {
 }
 
 /** The definition of a token character: Unicode Letter, Mark or Number. */
-export const TOKEN_CHARACTER = /^[\p{L}\p{M}\p{N}]$/u;
+const TOKEN_CHARACTER = /^[\p{L}\p{M}\p{N}]$/u;
 const MIN_CODE_POINTS = 3;
 const CYRILLIC_THOUSANDS_SIGN = 0x0482; // the one symbol (So) in the Cyrillic block
 
@@ -41,7 +41,7 @@ export function tokenSet(text: string): Set<string> {
 }
 
 /** Calls `onToken` for every kept token of `text`, in order, duplicates included (rules 2–7). */
-export function forEachToken(text: string, onToken: (token: string) => void): void {
+function forEachToken(text: string, onToken: (token: string) => void): void {
   forEachWord(text, (word) => {
     if (isDroppedAsShort(word) || isStopWord(word)) return;
     onToken(word);
