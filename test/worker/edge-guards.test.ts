@@ -156,6 +156,21 @@ describe("24 KiB POST body limit (01 §5)", () => {
     expect(logs.events()[0]).toMatchObject({ status: 413, outcome: "body_too_large", event_type: "mcp_request" });
   });
 
+  it("answers an oversized POST /mcp from an allowed Origin with the CORS headers", async () => {
+    const response = await callDoor("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://magnt.ru" },
+      body: "a".repeat(LIMIT + 1),
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://magnt.ru");
+    expect(response.headers.get("vary")).toBe("Origin");
+    expect(response.headers.get("x-magnt-mcp-version")).not.toBeNull();
+    const noOrigin = await callDoor("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "a".repeat(LIMIT + 1) });
+    expect(noOrigin.status).toBe(413);
+    expect(noOrigin.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("refuses a chunked 25 KiB body without Content-Length and cancels the reader", async () => {
     let cancelled = false;
     const source = chunkedBody(25 * 1024);

@@ -3,8 +3,12 @@
  * Allow header, event_type, and exactly one schema-valid event per request.
  */
 import { describe, expect, it } from "vitest";
-import { callDoor, captureConsole } from "../helpers/door";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createDoor, type Handler } from "../../worker/edge/pipeline";
+import { publicRoutes } from "../../worker/entries/public-routes";
+import { callDoor, captureConsole, doorEnv } from "../helpers/door";
 import { assertValidEvent } from "../helpers/event-schema";
+import { MCP_DOOR_VERSION } from "../../worker/contracts/versions";
 import { useSiteOrigin } from "../fakes/site-origin";
 
 interface Row {
@@ -108,5 +112,47 @@ describe("monolith route table (01 §2.1)", () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ status: 503, outcome: "internal_error" });
     expect(logs.lines().join("\n")).not.toContain("CANARY-exception-text");
+  });
+
+  /** The real route table, with one route's handlers replaced by one that throws. */
+  async function throwingRoute(path: string, init: RequestInit): Promise<Response> {
+    const explode: Handler = () => {
+      throw new Error("CANARY-exception-text");
+    };
+    const table = publicRoutes({ mcpPost: explode, mcpEventType: "mcp_request", probe: explode });
+    const door = createDoor("monolith", (requested) => {
+      const route = table(requested);
+      return requested === path ? { ...route, methods: Object.fromEntries(Object.keys(route.methods).map((m) => [m, explode])) } : route;
+    });
+    const ctx = createExecutionContext();
+    const response = await door.fetch(new Request(`https://magnt.ru${path}`, init), doorEnv(), ctx);
+    await waitOnExecutionContext(ctx);
+    return response;
+  }
+
+  it("keeps /mcp's required headers (and CORS for an allowed Origin) on a 503 from an escaped exception", async () => {
+    const logs = captureConsole();
+    const post = { method: "POST", headers: { "content-type": "application/json", origin: "https://magnt.ru" }, body: "{}" };
+    const response = await throwingRoute("/mcp", post);
+    expect(response.status).toBe(503);
+    expect(await response.text()).toBe("Service temporarily unavailable");
+    expect(response.headers.get("x-magnt-mcp-version")).toBe(MCP_DOOR_VERSION);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://magnt.ru");
+    const noOrigin = await throwingRoute("/mcp", { ...post, headers: { "content-type": "application/json" } });
+    expect(noOrigin.headers.get("x-magnt-mcp-version")).toBe(MCP_DOOR_VERSION);
+    expect(noOrigin.headers.get("access-control-allow-origin")).toBeNull();
+    expect(logs.events().map((event) => event.outcome)).toEqual(["internal_error", "internal_error"]);
+    expect(logs.lines().join("\n")).not.toContain("CANARY-exception-text");
+  });
+
+  it("keeps /a2a's required headers on a 503 from an escaped exception", async () => {
+    for (const path of ["/a2a", "/a2a/"]) {
+      const response = await throwingRoute(path, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(response.status, path).toBe(503);
+      expect(response.headers.get("access-control-allow-origin"), path).toBe("*");
+      expect(response.headers.get("cache-control"), path).toBe("no-store");
+      expect(await response.text(), path).toBe("Service temporarily unavailable");
+    }
   });
 });

@@ -212,3 +212,18 @@ describe("no owner surface on the public door (06 §1)", () => {
     await client.close();
   });
 });
+
+describe("DIALOGUE_ENABLED before fetch_contact_reply exists (01 §7, 02 §2, §4)", () => {
+  it("advertises no dialogue in tools/list, the instructions, the profile or about_magnt", async () => {
+    const client = await connectV2("auto", { DIALOGUE_ENABLED: "true" });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([...PUBLIC_TOOL_NAMES]);
+    expect(client.getInstructions() ?? "").not.toContain("fetch_contact_reply");
+    const read = await client.readResource({ uri: "magnt://profile" });
+    expect((read.contents[0] as { text: string }).text).not.toContain("fetch_contact_reply");
+    const about = await client.callTool({ name: "about_magnt", arguments: {} });
+    expect(JSON.stringify(about)).not.toContain("fetch_contact_reply");
+    await client.close();
+  });
+});
+

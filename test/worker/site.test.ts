@@ -195,18 +195,25 @@ describe("probe (01 §7)", () => {
     expect(new Date(String(probe.time)).toISOString()).toBe(probe.time);
   });
 
-  it("reports builtin, missing storage and the dialogue flag exactly", async () => {
-    const probe = await (
-      await callDoor("/__magnt_probe", undefined, { SITE_ORIGIN: "", CONTACTS: undefined, DIALOGUE_ENABLED: "true" })
+  it("reports builtin and missing storage exactly, and storage as configured when bound", async () => {
+    const unbound = await (
+      await callDoor("/__magnt_probe", undefined, { SITE_ORIGIN: "", CONTACTS: undefined })
     ).json<Record<string, unknown>>();
-    expect(probe).toMatchObject({
+    expect(unbound).toMatchObject({
       origin: "builtin",
       contact_storage_configured: false,
       shared_memory_storage_configured: false,
-      dialogue_enabled: true,
+      dialogue_enabled: false,
     });
-    const notExactlyTrue = await (await callDoor("/__magnt_probe", undefined, { DIALOGUE_ENABLED: "TRUE" })).json<Record<string, unknown>>();
-    expect(notExactlyTrue.dialogue_enabled).toBe(false);
+    const bound = await (await callDoor("/__magnt_probe")).json<Record<string, unknown>>();
+    expect(bound).toMatchObject({ contact_storage_configured: true, shared_memory_storage_configured: true });
+  });
+
+  it("never reports a dialogue while fetch_contact_reply is not registered, whatever DIALOGUE_ENABLED says", async () => {
+    for (const value of ["true", "TRUE", "false", undefined]) {
+      const probe = await (await callDoor("/__magnt_probe", undefined, { DIALOGUE_ENABLED: value })).json<Record<string, unknown>>();
+      expect(probe.dialogue_enabled).toBe(false);
+    }
   });
 
   it("answers HEAD with the headers and no body", async () => {

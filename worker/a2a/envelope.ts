@@ -4,6 +4,7 @@
  * returns a discriminated union, so the order lives in one place (bridge.ts)
  * and every branch is visible to the type checker.
  */
+import { isRecord } from "../contracts/guards";
 import { a2aMethodLabel } from "./labels";
 
 export type JsonRpcId = string | number | null;
@@ -75,6 +76,5 @@ function isValidId(id: unknown): id is JsonRpcId {
   return id === null || typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
 }
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** The contracts' `isRecord`, under the bridge's name for a JSON object. */
+export const isJsonObject: (value: unknown) => value is JsonObject = isRecord;

@@ -7,9 +7,9 @@
  * - version.ts     the A2A-Version check
  * - methods.ts     the method table (§4); send-message.ts its one real answer
  * - errors.ts      JSON-RPC error builders (§5)
- * - responses.ts   headers, preflight, 405 and 413 (§2)
+ * - responses.ts   headers, preflight and the route's rejections (§2)
  * - labels.ts      allow-listed telemetry labels (§7)
  */
 export { serveAgentCard } from "./agent-card";
 export { serveA2aPost } from "./bridge";
-export { a2aForbidden, a2aMethodNotAllowed, a2aTooLarge, serveA2aPreflight } from "./responses";
+export { a2aRejections, serveA2aPreflight } from "./responses";

@@ -1,11 +1,11 @@
 /**
  * The HTTP side of `/a2a` and `/a2a/` (04 §2): headers every answer carries,
- * the preflight, the 405 pointer and the edge's 413. `x-magnt-observer` is
+ * the preflight and the route's rejections. `x-magnt-observer` is
  * added by the pipeline to every response.
  */
 import { A2A_PROTOCOL_VERSION } from "../contracts/versions";
-import type { DoorRequest } from "../edge/pipeline";
-import { jsonResponse } from "../edge/responses";
+import type { DoorRequest, RouteRejections } from "../edge/pipeline";
+import { jsonResponse, SERVICE_UNAVAILABLE_TEXT, TEXT_PLAIN } from "../edge/responses";
 import { rpcErrors, type JsonRpcError } from "./errors";
 import type { JsonRpcId } from "./envelope";
 import { a2aUrls } from "./urls";
@@ -41,27 +41,26 @@ export function serveA2aPreflight(_req: DoorRequest): Response {
 }
 
 /**
- * GET, HEAD and every other method: 405 with a pointer to the card and to MCP.
- * The pipeline drops the body of every HEAD answer, this one included.
+ * The route's rejections (04 §2–§3). GET, HEAD and every other method: 405
+ * with a pointer to the card and to MCP (the pipeline drops the body of every
+ * HEAD answer, this one included); the edge's 413 in JSON-RPC (the body was
+ * never parsed); a foreign Host and an escaped exception in plain text — all
+ * with the endpoint's headers.
  */
-export function a2aMethodNotAllowed(req: DoorRequest): Response {
-  const urls = a2aUrls(req.env);
-  return jsonResponse(
-    405,
-    { error: "method_not_allowed", agent_card: urls.agentCard, mcp: urls.mcp },
-    { ...JSON_HEADERS, Allow: "POST, OPTIONS" },
-  );
-}
+export const a2aRejections: RouteRejections = {
+  forbidden: () => plainText(403, "Forbidden"),
+  tooLarge: () => rpcResponse(413, null, { error: rpcErrors.payloadTooLarge() }),
+  methodNotAllowed: (req, allow) => {
+    const urls = a2aUrls(req.env);
+    return jsonResponse(
+      405,
+      { error: "method_not_allowed", agent_card: urls.agentCard, mcp: urls.mcp },
+      { ...JSON_HEADERS, Allow: allow },
+    );
+  },
+  unavailable: () => plainText(503, SERVICE_UNAVAILABLE_TEXT),
+};
 
-/** The edge's 413 on this route (01 §5, 04 §3 step 1): the body was never parsed. */
-export function a2aTooLarge(): Response {
-  return rpcResponse(413, null, { error: rpcErrors.payloadTooLarge() });
-}
-
-/** The edge's 403 for a foreign Host on this route: plain text, but with the endpoint's headers (04 §2). */
-export function a2aForbidden(): Response {
-  return new Response("Forbidden", {
-    status: 403,
-    headers: { ...ENDPOINT_HEADERS, "Content-Type": "text/plain; charset=utf-8" },
-  });
+function plainText(status: number, text: string): Response {
+  return new Response(text, { status, headers: { ...ENDPOINT_HEADERS, "Content-Type": TEXT_PLAIN } });
 }

@@ -4,7 +4,7 @@
  * same message (duplicate) or a different one (conflict). Ids and client
  * metadata are deliberately outside the hash.
  */
-import { sha256Hex } from "../storage/hash";
+import { sha256Hex } from "../lib/hash";
 import type { ContactInput } from "./schema";
 
 export function canonicalContact(input: ContactInput) {

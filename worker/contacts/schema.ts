@@ -6,12 +6,7 @@
 import * as z from "zod";
 import { CONTACT_LIMITS } from "../contracts/limits";
 import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
-
-/** A trimmed, non-empty string of at most `max` UTF-16 code units. */
-export const trimmedText = (max: number) => z.string().trim().min(1).max(max);
-
-/** A client UUID (zod's RFC 9562 layout, either case), stored lower-cased. */
-export const submissionIdSchema = z.string().trim().toLowerCase().uuid();
+import { submissionIdSchema, trimmedText } from "../lib/input-schemas";
 
 export const contactInputSchema = z.strictObject({
   summary: trimmedText(CONTACT_LIMITS.summary).describe("Your message in your own words; a greeting is enough."),

@@ -1,11 +1,10 @@
 /**
- * Contact storage (02 §5.3): insert-on-conflict by `submission_id`, then read
- * back, and only then a receipt. Concurrent identical retries race on the
- * unique `submission_id`; exactly one insert wins and every caller reads the
- * winner's row, so all of them return the same `contact_id`.
+ * Contact storage (02 §5.3) on the shared write-once step (`storage/write-once.ts`):
+ * insert-or-ignore by `submission_id`, then read back, and only then a receipt.
  */
 import { CONTACTS_SCHEMA_0001 } from "../storage/schema-0001";
-import { first, run, statement } from "../storage/d1";
+import { run, statement } from "../storage/d1";
+import { writeOnce, type WriteOnceResult } from "../storage/write-once";
 import { newContactId, newSubmissionId, nowIso } from "../storage/ids";
 import { canonicalContact, contactPayloadHash } from "./hash";
 import type { ContactInput } from "./schema";
@@ -16,10 +15,7 @@ export interface ClientMetadata {
   protocolVersion: string | null;
 }
 
-export type SaveContactResult =
-  | { kind: "stored"; contactId: string; receivedAt: string; duplicate: boolean }
-  | { kind: "conflict" }
-  | { kind: "storage_failed" };
+export type SaveContactResult = WriteOnceResult<StoredContactRow>;
 
 /**
  * Bindings whose `contacts` table is known to exist in this isolate. Keyed by
@@ -39,55 +35,45 @@ export function ensureContactsTable(db: D1Database): Promise<void> {
   return ensured;
 }
 
-interface StoredContactRow {
+export interface StoredContactRow {
   contact_id: string;
   created_at: string;
   payload_hash: string;
 }
 
+/** Stores a contact once per `submission_id` (02 §5.3); every fault is `not_saved`. */
 export async function saveContact(db: D1Database, input: ContactInput, client: ClientMetadata): Promise<SaveContactResult> {
-  try {
-    await ensureContactsTable(db);
-    const payloadHash = await contactPayloadHash(input);
-    const contactId = newContactId();
-    const submissionId = input.submission_id ?? newSubmissionId();
-    const canonical = canonicalContact(input);
-    await run(
-      db,
-      statement(
-        `INSERT INTO contacts (contact_id, created_at, review_status, summary, intent, what_you_need_from_human,
-           agent_identity, operator, reply_to, found_via, previous_contact_id, self_reported_test,
-           submission_id, payload_hash, client_name, client_version, protocol_version)
-         VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(submission_id) DO NOTHING`,
-        contactId,
-        nowIso(),
-        canonical.summary,
-        canonical.intent,
-        canonical.what_you_need_from_human,
-        canonical.agent_identity,
-        canonical.operator,
-        canonical.reply_to,
-        canonical.found_via,
-        canonical.previous_contact_id,
-        canonical.self_reported_test,
-        submissionId,
-        payloadHash,
-        client.name,
-        client.version,
-        client.protocolVersion,
-      ),
-    );
-    const stored = await first<StoredContactRow>(
-      db,
-      statement("SELECT contact_id, created_at, payload_hash FROM contacts WHERE submission_id = ?", submissionId),
-    );
-    if (!stored) return { kind: "storage_failed" };
-    if (stored.payload_hash !== payloadHash) return { kind: "conflict" };
-    return { kind: "stored", contactId: stored.contact_id, receivedAt: stored.created_at, duplicate: stored.contact_id !== contactId };
-  } catch {
-    // Every fault in steps 2–5 is reported to the visitor as not_saved (02 §5.3 step 7);
-    // D1's error text may quote data, so it is not kept.
-    return { kind: "storage_failed" };
-  }
+  const payloadHash = await contactPayloadHash(input);
+  const contactId = newContactId();
+  const submissionId = input.submission_id ?? newSubmissionId();
+  const canonical = canonicalContact(input);
+  return writeOnce<StoredContactRow>(db, {
+    prepare: () => ensureContactsTable(db),
+    insert: statement(
+      `INSERT INTO contacts (contact_id, created_at, review_status, summary, intent, what_you_need_from_human,
+         agent_identity, operator, reply_to, found_via, previous_contact_id, self_reported_test,
+         submission_id, payload_hash, client_name, client_version, protocol_version)
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(submission_id) DO NOTHING`,
+      contactId,
+      nowIso(),
+      canonical.summary,
+      canonical.intent,
+      canonical.what_you_need_from_human,
+      canonical.agent_identity,
+      canonical.operator,
+      canonical.reply_to,
+      canonical.found_via,
+      canonical.previous_contact_id,
+      canonical.self_reported_test,
+      submissionId,
+      payloadHash,
+      client.name,
+      client.version,
+      client.protocolVersion,
+    ),
+    readBack: statement("SELECT contact_id, created_at, payload_hash FROM contacts WHERE submission_id = ?", submissionId),
+    payloadHash,
+    isOwn: (row) => row.contact_id === contactId,
+  });
 }

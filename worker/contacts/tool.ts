@@ -4,7 +4,7 @@
  */
 import { CONTACT_NOT_SAVED_CODE, CONTACT_REVIEW_STATUS_PENDING, CONTACT_STATUS, TOOL_PROPOSE_CONTACT } from "../contracts/tools";
 import { RATE_LIMIT_RETRY_AFTER_S } from "../contracts/limits";
-import { defineTool, failure, success } from "../mcp/tool-definition";
+import { defineTool, failure, success } from "../lib/tool-definition";
 import { contactInputSchema } from "./schema";
 import { saveContact } from "./store";
 
@@ -55,33 +55,36 @@ export const proposeContactTool = defineTool({
 
     const saved = await saveContact(db, input, ctx.client);
     switch (saved.kind) {
-      case "stored":
+      case "accepted":
+      case "duplicate": {
+        const duplicate = saved.kind === "duplicate";
         return success(
           {
             status: CONTACT_STATUS.accepted,
-            contact_id: saved.contactId,
-            received_at: saved.receivedAt,
-            duplicate: saved.duplicate,
+            contact_id: saved.row.contact_id,
+            received_at: saved.row.created_at,
+            duplicate,
             review_status: CONTACT_REVIEW_STATUS_PENDING,
             message: MESSAGES.accepted,
             continuation: MESSAGES.continuation,
           },
           {
             tool_result: "accepted_for_human_review",
-            contact_id: saved.contactId,
-            duplicate: saved.duplicate,
+            contact_id: saved.row.contact_id,
+            duplicate,
             has_reply_channel: input.reply_to !== undefined,
             has_previous_contact: input.previous_contact_id !== undefined,
             self_reported_test,
             rate_limited: false,
           },
         );
+      }
       case "conflict":
         return failure(
           { status: CONTACT_STATUS.conflict, message: MESSAGES.conflict },
           { tool_result: "submission_conflict", self_reported_test, rate_limited: false },
         );
-      case "storage_failed":
+      case "not_saved":
         return notSaved(self_reported_test);
     }
   },

@@ -7,3 +7,4 @@ export * from "./tools";
 export * from "./events";
 export * from "./migrations";
 export * from "./probe";
+export * from "./guards";

@@ -4,7 +4,7 @@
  * 304 on a matching `If-None-Match`, HEAD and a CORS preflight (02 §6, 04 §1).
  */
 import type { DoorRequest } from "./pipeline";
-import { sha256Hex } from "../storage/hash";
+import { sha256Hex } from "../lib/hash";
 
 export interface CacheableDocument {
   readonly body: string;

@@ -12,7 +12,7 @@ import type { Env } from "../config/env";
 import { readBodyWithinLimit } from "./body-limit";
 import { validateHost } from "./host";
 import { validateOrigin } from "./origin";
-import { serviceUnavailable, textResponse, withHeaders, withoutBody } from "./responses";
+import { methodNotAllowed, serviceUnavailable, textResponse, withHeaders, withoutBody } from "./responses";
 import { emitRequestEvent, startRequestTelemetry, type RequestTelemetry } from "./telemetry";
 
 /** What a route handler receives: the request after every guard passed. */
@@ -31,25 +31,42 @@ export interface DoorRequest {
 
 export type Handler = (req: DoorRequest) => Response | Promise<Response>;
 
-export interface Route {
+/**
+ * How one route words the door's own rejections. The pipeline decides *when*
+ * each applies; the route decides *how* it looks, so every answer of a route
+ * carries that route's required headers (01 §2–§5, 04 §2).
+ */
+export interface RouteRejections {
+  /** The 403 for a rejected Host or Origin; the MCP endpoint answers in JSON-RPC (01 §3, §4). */
+  readonly forbidden: (message: "Host not allowed" | "Origin not allowed") => Response;
+  /** The 413 for an oversized POST (the A2A bridge answers in JSON-RPC, 04 §3); CORS for an allowed Origin. */
+  readonly tooLarge: (allowedOrigin: string | null) => Response;
+  /** Any method outside `methods`; `allow` is derived from `methods` by the pipeline. */
+  readonly methodNotAllowed: (req: DoorRequest, allow: string) => Response;
+  /** The 503 when a handler throws (01 §1); CORS for an allowed Origin. */
+  readonly unavailable: (allowedOrigin: string | null) => Response;
+}
+
+export interface Route extends RouteRejections {
   readonly eventType: EventType;
   /** Browser Origin validation applies (the MCP endpoints only, 01 §4). */
   readonly checkOrigin: boolean;
-  /** Handlers by HTTP method; any other method gets `methodNotAllowed`. */
+  /** Handlers by HTTP method; their keys, in order, are the route's `Allow` header. */
   readonly methods: Readonly<Record<string, Handler>>;
-  readonly methodNotAllowed: Handler;
-  /** The 403 for a rejected Host or Origin; the MCP endpoint answers in JSON-RPC (01 §3, §4). */
-  readonly forbidden: (message: "Host not allowed" | "Origin not allowed") => Response;
-  /** The 413 for an oversized POST; the A2A bridge answers in JSON-RPC (04 §3). */
-  readonly tooLarge: () => Response;
 }
 
 /** The plain-text rejections used everywhere except where a route words its own. */
-export const textRejections = {
+export const textRejections: RouteRejections = {
   forbidden: () => textResponse(403, "Forbidden"),
   tooLarge: () => textResponse(413, "Request body exceeds 24 KiB"),
-} as const;
+  methodNotAllowed: (_req, allow) => methodNotAllowed(allow),
+  unavailable: () => serviceUnavailable(),
+};
 
+/** The `Allow` header of a route: its method map's keys. */
+export function allowHeader(route: Pick<Route, "methods">): string {
+  return Object.keys(route.methods).join(", ");
+}
 
 /** Finds the route for a raw (not percent-decoded) pathname. Total: unknown paths get a fallback route. */
 export type RouteLookup = (path: string) => Route;
@@ -65,13 +82,14 @@ export function createDoor(role: Role, lookup: RouteLookup): DoorWorker {
       const url = new URL(request.url);
       const route = lookup(url.pathname);
       const telemetry = startRequestTelemetry(request, url, role, route.eventType);
+      const seen: Seen = { allowedOrigin: null };
       let response: Response | undefined;
       try {
-        response = await handleRequest({ request, url, env, ctx, role, telemetry }, route);
+        response = await handleRequest({ request, url, env, ctx, role, telemetry }, route, seen);
       } catch {
         // The exception, its message and its stack are never logged (01 §1).
         telemetry.annotate({ outcome: "internal_error" });
-        response = serviceUnavailable();
+        response = route.unavailable(seen.allowedOrigin);
       } finally {
         emitRequestEvent(telemetry.finish(response?.status ?? 503), env);
       }
@@ -84,7 +102,12 @@ export function createDoor(role: Role, lookup: RouteLookup): DoorWorker {
 
 type PendingRequest = Omit<DoorRequest, "body" | "allowedOrigin">;
 
-async function handleRequest(pending: PendingRequest, route: Route): Promise<Response> {
+/** What the guards learned, kept for a rejection built after a handler threw. */
+interface Seen {
+  allowedOrigin: string | null;
+}
+
+async function handleRequest(pending: PendingRequest, route: Route, seen: Seen): Promise<Response> {
   const { request, url, env, telemetry } = pending;
 
   if (!validateHost(url, env).ok) {
@@ -100,6 +123,7 @@ async function handleRequest(pending: PendingRequest, route: Route): Promise<Res
       return route.forbidden("Origin not allowed");
     }
     allowedOrigin = origin.origin;
+    seen.allowedOrigin = allowedOrigin;
   }
 
   let body: Uint8Array | null = null;
@@ -107,7 +131,7 @@ async function handleRequest(pending: PendingRequest, route: Route): Promise<Res
     const read = await readBodyWithinLimit(request);
     if (!read.ok) {
       telemetry.annotate({ outcome: "body_too_large" });
-      return route.tooLarge();
+      return route.tooLarge(allowedOrigin);
     }
     body = read.bytes;
   }
@@ -116,5 +140,5 @@ async function handleRequest(pending: PendingRequest, route: Route): Promise<Res
   const handler = route.methods[request.method];
   if (handler) return handler(door);
   telemetry.annotate({ outcome: "method_not_allowed" });
-  return route.methodNotAllowed(door);
+  return route.methodNotAllowed(door, allowHeader(route));
 }

@@ -9,16 +9,10 @@
  */
 import type { Role } from "../contracts/events";
 import type { Env } from "../config/env";
-import { sha256Hex } from "../storage/hash";
+import { sha256Hex } from "../lib/hash";
+import type { PublicWriteLimiter } from "../lib/tool-definition";
 
 const KEY_LABEL = "magnt/public-writes/v1";
-
-export interface RateLimitVerdict {
-  limited: boolean;
-}
-
-/** Checks one public write against the shared per-address budget. */
-export type PublicWriteLimiter = () => Promise<RateLimitVerdict>;
 
 /**
  * The limiter for one request. Without a `PUBLIC_WRITES` binding nothing is

@@ -4,14 +4,14 @@
  */
 import type { Env } from "../config/env";
 import { createDoor } from "../edge/pipeline";
-import { servePublicMcp } from "../mcp/handler";
-import { runScheduled } from "../notify/scheduler";
-import { serveProbe } from "../site/probe";
+import { dialogueServed, servePublicMcp } from "../mcp/public-server";
+import { runScheduled } from "../notify/index";
+import { localProbe } from "../site/probe";
 import { publicRoutes } from "./public-routes";
 
 const door = createDoor(
   "monolith",
-  publicRoutes({ mcpPost: servePublicMcp, mcpEventType: "mcp_request", probe: serveProbe }),
+  publicRoutes({ mcpPost: servePublicMcp, mcpEventType: "mcp_request", probe: localProbe(dialogueServed) }),
 );
 
 export default {

@@ -4,20 +4,12 @@
  * exact and case-sensitive on the raw pathname.
  */
 import type { EventType } from "../contracts/events";
-import type { Handler, Route, RouteLookup } from "../edge/pipeline";
-import { textRejections } from "../edge/pipeline";
-import { methodNotAllowed, notFound } from "../edge/responses";
+import { textRejections, type Handler, type Route, type RouteLookup, type RouteRejections } from "../edge/pipeline";
+import { notFound } from "../edge/responses";
 import { serveStatic } from "../site/static-proxy";
-import { mcpMethodNotAllowed, mcpRejections, serveMcpPreflight } from "../mcp/handler";
+import { mcpRejections, serveMcpPreflight } from "../mcp/http";
 import { serveAiCatalog, serveServerCard, serveServerCardAlias } from "../mcp/server-card";
-import {
-  a2aForbidden,
-  a2aMethodNotAllowed,
-  a2aTooLarge,
-  serveA2aPost,
-  serveA2aPreflight,
-  serveAgentCard,
-} from "../a2a/index";
+import { a2aRejections, serveA2aPost, serveA2aPreflight, serveAgentCard } from "../a2a/index";
 
 export interface PublicRouteHandlers {
   /** `POST /mcp`: served in place (monolith) or forwarded to core (gateway). */
@@ -33,53 +25,37 @@ function documentMethods(handler: Handler): Record<string, Handler> {
   return { GET: handler, HEAD: handler, OPTIONS: handler };
 }
 
-function plainRoute(eventType: EventType, methods: Record<string, Handler>, allow: string): Route {
-  return {
-    eventType,
-    checkOrigin: false,
-    methods,
-    methodNotAllowed: () => methodNotAllowed(allow),
-    ...textRejections,
-  };
+function route(eventType: EventType, methods: Record<string, Handler>, rejections: RouteRejections = textRejections): Route {
+  return { eventType, checkOrigin: false, methods, ...rejections };
 }
 
 /** A route that answers 404 to every method. */
 function notFoundRoute(eventType: EventType): Route {
-  return { eventType, checkOrigin: false, methods: {}, methodNotAllowed: notFound, ...textRejections };
+  return route(eventType, {}, { ...textRejections, methodNotAllowed: notFound });
 }
 
 export function publicRoutes(handlers: PublicRouteHandlers): RouteLookup {
   const mcp: Route = {
-    eventType: handlers.mcpEventType,
+    ...route(handlers.mcpEventType, { POST: handlers.mcpPost, OPTIONS: serveMcpPreflight }, mcpRejections),
     checkOrigin: true,
-    methods: { POST: handlers.mcpPost, OPTIONS: serveMcpPreflight },
-    methodNotAllowed: mcpMethodNotAllowed,
-    ...mcpRejections,
   };
   const exact = new Map<string, Route>([
     ["/mcp", mcp],
-    ["/mcp/server-card", plainRoute("mcp_card", documentMethods(serveServerCard), "GET, HEAD, OPTIONS")],
-    ["/.well-known/mcp/server-card.json", plainRoute("mcp_card", documentMethods(serveServerCardAlias), "GET, HEAD, OPTIONS")],
-    ["/.well-known/ai-catalog.json", plainRoute("mcp_card", documentMethods(serveAiCatalog), "GET, HEAD, OPTIONS")],
-    ["/.well-known/agent-card.json", plainRoute("a2a_card", documentMethods(serveAgentCard), "GET, HEAD, OPTIONS")],
-    ["/.well-known/agent.json", plainRoute("a2a_card", documentMethods(serveAgentCard), "GET, HEAD, OPTIONS")],
-    ["/__magnt_probe", plainRoute("http", { GET: handlers.probe, HEAD: handlers.probe }, "GET, HEAD")],
+    ["/mcp/server-card", route("mcp_card", documentMethods(serveServerCard))],
+    ["/.well-known/mcp/server-card.json", route("mcp_card", documentMethods(serveServerCardAlias))],
+    ["/.well-known/ai-catalog.json", route("mcp_card", documentMethods(serveAiCatalog))],
+    ["/.well-known/agent-card.json", route("a2a_card", documentMethods(serveAgentCard))],
+    ["/.well-known/agent.json", route("a2a_card", documentMethods(serveAgentCard))],
+    ["/__magnt_probe", route("http", { GET: handlers.probe, HEAD: handlers.probe })],
     ["/sse", notFoundRoute("http")],
   ]);
-  const a2a: Route = {
-    eventType: "a2a_request",
-    checkOrigin: false,
-    methods: { POST: serveA2aPost, OPTIONS: serveA2aPreflight },
-    methodNotAllowed: a2aMethodNotAllowed,
-    forbidden: a2aForbidden,
-    tooLarge: a2aTooLarge,
-  };
+  const a2a = route("a2a_request", { POST: serveA2aPost, OPTIONS: serveA2aPreflight }, a2aRejections);
   exact.set("/a2a", a2a);
   exact.set("/a2a/", a2a);
 
   const mcpSubpath = notFoundRoute("http");
   const sseSubpath = notFoundRoute("http");
-  const staticSite = plainRoute("http", { GET: serveStatic, HEAD: serveStatic }, "GET, HEAD");
+  const staticSite = route("http", { GET: serveStatic, HEAD: serveStatic });
 
   return (path) => {
     const route = exact.get(path);

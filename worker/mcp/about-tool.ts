@@ -1,16 +1,15 @@
 import * as z from "zod";
-import { TOOL_ABOUT } from "../contracts/tools";
+import { TOOL_ABOUT, TOOL_FETCH_REPLY } from "../contracts/tools";
 import { TOOL_RESULT_PROFILE_RETURNED } from "../contracts/events";
-import { isOn } from "../config/flags";
 import { buildProfile } from "./profile";
-import { defineTool, success, type ToolContext } from "./tool-definition";
+import { defineTool, success, type ToolContext } from "../lib/tool-definition";
 
 /** The profile facts of the request being served. */
 export function profileFor(ctx: ToolContext) {
   return buildProfile({
     origin: ctx.origin,
     storageAvailable: ctx.env.CONTACTS !== undefined,
-    dialogueEnabled: isOn(ctx.env, "DIALOGUE_ENABLED"),
+    dialogueEnabled: ctx.registeredTools.includes(TOOL_FETCH_REPLY),
   });
 }
 

@@ -1,7 +1,7 @@
 /**
- * The public MCP server factory (02 §1–§4): a fresh `McpServer` per request with
- * the public tools in their fixed order and the profile resource. No owner tool
- * is ever registered here.
+ * The public MCP server (02 §1–§4): the public tools in their fixed order, the
+ * profile resource, and `servePublicMcp`, the `POST /mcp` handler of the
+ * monolith and core. No owner tool is ever registered here.
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import {
@@ -10,27 +10,35 @@ import {
   MCP_SERVER_VERSION,
   MCP_SUPPORTED_PROTOCOL_VERSIONS,
 } from "../contracts/versions";
-import { PROFILE_RESOURCE_NAME, PROFILE_RESOURCE_URI } from "../contracts/tools";
-import type { Env } from "../config/env";
-import { isOn } from "../config/flags";
+import { PROFILE_RESOURCE_NAME, PROFILE_RESOURCE_URI, TOOL_FETCH_REPLY, type PublicToolName } from "../contracts/tools";
+import { publicOrigin, type Env } from "../config/env";
+import type { DoorRequest } from "../edge/pipeline";
+import { publicWriteLimiter } from "../edge/rate-limit";
+import type { RegisteredTool, ToolContext } from "../lib/tool-definition";
+import { proposeContactTool } from "../contacts/index";
+import { contributeTool, searchTool } from "../signals/index";
 import { aboutTool, profileFor } from "./about-tool";
 import { buildInstructions } from "./instructions";
-import type { ToolContext, ToolDefinition, ToolOutcome } from "./tool-definition";
-import { proposeContactTool } from "../contacts/tool";
-import { searchTool } from "../signals/search-tool";
-import { contributeTool } from "../signals/contribute-tool";
+import { registerTools } from "./register-tools";
+import { serveMcp, type ToolOutcomeListener } from "./serve";
 
-/** The public tools for this environment, in `tools/list` order (02 §3). */
-export function publicTools(_env: Env): readonly ToolDefinition[] {
+/**
+ * The public tools for this environment, in `tools/list` order (02 §3). The
+ * instructions, the profile and the probe advertise exactly these names, so a
+ * flag can never announce a tool that is not registered (02 §2, §4, 01 §7).
+ */
+export function publicTools(_env: Env): readonly RegisteredTool<PublicToolName>[] {
   return [aboutTool, proposeContactTool, searchTool, contributeTool];
 }
 
-/** Called once per tool call with what the tool returned, so the wrapper can record it. */
-export type ToolOutcomeListener = (outcome: ToolOutcome) => void;
+/** Whether this environment's public server registers `fetch_contact_reply` (the probe's `dialogue_enabled`). */
+export function dialogueServed(env: Env): boolean {
+  return publicTools(env).some((tool) => tool.name === TOOL_FETCH_REPLY);
+}
 
 export function buildPublicServer(
   ctx: ToolContext,
-  tools: readonly ToolDefinition[],
+  tools: readonly RegisteredTool<PublicToolName>[],
   onToolOutcome: ToolOutcomeListener,
 ): McpServer {
   const server = new McpServer(
@@ -38,32 +46,11 @@ export function buildPublicServer(
     {
       // No list-changed capability: the tool list of a request never changes (02 §1).
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-      instructions: buildInstructions(isOn(ctx.env, "DIALOGUE_ENABLED")),
+      instructions: buildInstructions(ctx.registeredTools),
       supportedProtocolVersions: [...MCP_SUPPORTED_PROTOCOL_VERSIONS],
     },
   );
-
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        annotations: tool.annotations,
-      },
-      async (args: unknown) => {
-        const outcome = await tool.run(args as never, ctx);
-        onToolOutcome(outcome);
-        return {
-          content: [{ type: "text" as const, text: JSON.stringify(outcome.result) }],
-          structuredContent: outcome.result,
-          ...(outcome.isError ? { isError: true } : {}),
-        };
-      },
-    );
-  }
-
+  registerTools(server, tools, ctx, onToolOutcome);
   server.registerResource(
     PROFILE_RESOURCE_NAME,
     PROFILE_RESOURCE_URI,
@@ -73,4 +60,23 @@ export function buildPublicServer(
     }),
   );
   return server;
+}
+
+/** `POST /mcp` where public tools execute (monolith, core). */
+export function servePublicMcp(req: DoorRequest): Promise<Response> {
+  const tools = publicTools(req.env);
+  return serveMcp(req, {
+    tools,
+    createServer: (info, onToolOutcome) => {
+      const ctx: ToolContext = {
+        env: req.env,
+        origin: publicOrigin(req.env),
+        client: { name: info.clientName, version: info.clientVersion, protocolVersion: info.protocolVersion },
+        controlledTest: req.telemetry.controlledTest,
+        checkPublicWrite: publicWriteLimiter(req.request, req.env, req.role),
+        registeredTools: tools.map((tool) => tool.name),
+      };
+      return buildPublicServer(ctx, tools, onToolOutcome);
+    },
+  });
 }

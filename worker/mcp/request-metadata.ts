@@ -8,6 +8,7 @@
 import { EVENT_FIELD_MAX } from "../contracts/limits";
 import { MCP_METHOD_ALLOWLIST } from "../contracts/events";
 import { PROFILE_RESOURCE_URI } from "../contracts/tools";
+import { isRecord } from "../contracts/guards";
 import { sanitizeText } from "../edge/sanitize";
 
 const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -74,8 +75,4 @@ export function readMcpRequest(body: Uint8Array, headers: Headers): McpRequestIn
     toolArguments: method === "tools/call" ? params.arguments : undefined,
     resourceLabel: method === "resources/read" ? (params.uri === PROFILE_RESOURCE_URI ? PROFILE_RESOURCE_URI : "unknown") : null,
   };
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -11,7 +11,7 @@
  *   handed back unread with `outcome: stream_opened`.
  */
 import { MCP_STREAMING_METHODS, type Outcome } from "../contracts/events";
-import { isRecord } from "./request-metadata";
+import { isRecord } from "../contracts/guards";
 
 export interface ReadMcpResponse {
   /** The response to return: the original when unread, or a copy rebuilt from the text read. */

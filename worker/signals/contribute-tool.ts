@@ -5,7 +5,7 @@
  */
 import { COHORT, CONTRIBUTE_STATUS, TOOL_CONTRIBUTE } from "../contracts/tools";
 import { RATE_LIMIT_RETRY_AFTER_S } from "../contracts/limits";
-import { defineTool, failure, success } from "../mcp/tool-definition";
+import { defineTool, failure, success } from "../lib/tool-definition";
 import { contributeInputSchema } from "./schemas";
 import { saveSignal } from "./signal-store";
 
@@ -54,28 +54,25 @@ export const contributeTool = defineTool({
       );
     }
 
-    let saved;
-    try {
-      saved = await saveSignal(db, input);
-    } catch {
-      return storageError();
-    }
+    const saved = await saveSignal(db, input);
     switch (saved.kind) {
       case "accepted":
         return success(
-          { status: CONTRIBUTE_STATUS.accepted, signal_id: saved.signalId, duplicate: false, cohort, message: MESSAGES.accepted },
-          { tool_result: "accepted", signal_id: saved.signalId, rate_limited: false, ...base },
+          { status: CONTRIBUTE_STATUS.accepted, signal_id: saved.row.signal_id, duplicate: false, cohort, message: MESSAGES.accepted },
+          { tool_result: "accepted", signal_id: saved.row.signal_id, rate_limited: false, ...base },
         );
       case "duplicate":
         return success(
-          { status: CONTRIBUTE_STATUS.duplicate, signal_id: saved.signalId, duplicate: true, cohort, message: MESSAGES.duplicate },
-          { tool_result: "duplicate", signal_id: saved.signalId, rate_limited: false, ...base },
+          { status: CONTRIBUTE_STATUS.duplicate, signal_id: saved.row.signal_id, duplicate: true, cohort, message: MESSAGES.duplicate },
+          { tool_result: "duplicate", signal_id: saved.row.signal_id, rate_limited: false, ...base },
         );
       case "conflict":
         return failure(
           { status: CONTRIBUTE_STATUS.conflict, message: MESSAGES.conflict },
           { tool_result: "submission_conflict", rate_limited: false, ...base },
         );
+      case "not_saved":
+        return storageError();
     }
   },
 });

@@ -10,7 +10,7 @@
  */
 import { run } from "../storage/d1";
 import { newObservationId, nowIso } from "../storage/ids";
-import type { PublicWriteLimiter } from "../edge/rate-limit";
+import type { PublicWriteLimiter } from "../lib/tool-definition";
 import { insertObservationStatement } from "./observations";
 import type { SearchInput } from "./schemas";
 

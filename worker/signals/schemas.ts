@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { SIGNAL_LIMITS } from "../contracts/limits";
 import { SEARCH_RECEIPT_PATTERN } from "../contracts/ids";
-import { submissionIdSchema, trimmedText } from "../contacts/schema";
+import { submissionIdSchema, trimmedText } from "../lib/input-schemas";
 
 const taskFields = {
   goal: trimmedText(SIGNAL_LIMITS.goal).describe("The task you are trying to accomplish, in a sentence or two."),

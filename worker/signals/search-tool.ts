@@ -7,7 +7,7 @@
 import { COHORT, CONTENT_LABEL_UNVERIFIED, SEARCH_STATUS, TOOL_CONTRIBUTE, TOOL_SEARCH } from "../contracts/tools";
 import { SEARCH_CANDIDATES_MAX, SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { newSearchReceipt } from "../storage/ids";
-import { defineTool, failure, success } from "../mcp/tool-definition";
+import { defineTool, failure, success } from "../lib/tool-definition";
 import { findMatches } from "./matcher";
 import { observeSearchedTask } from "./observe-task";
 import { searchInputSchema } from "./schemas";
@@ -48,15 +48,15 @@ export const searchTool = defineTool({
     const db = ctx.env.CONTACTS;
     // A missing binding or an unreadable corpus is storage_error, never a no-match,
     // and no observation is attempted then (03 §6).
-    const window = db ? await readSearchWindow(db, isTest).catch(() => null) : null;
-    if (!db || window === null) {
+    const window = db ? await readSearchWindow(db, isTest) : null;
+    if (!db || window?.kind !== "read") {
       return failure(
         { status: SEARCH_STATUS.storageError, message: TEXTS.storageError },
         { tool_result: "storage_error", self_reported_test: isTest },
       );
     }
 
-    const matches = findMatches(input, window).map(publicMatch);
+    const matches = findMatches(input, window.rows).map(publicMatch);
     const observed = await observeSearchedTask(db, input, {
       controlledTest: ctx.controlledTest,
       checkPublicWrite: ctx.checkPublicWrite,

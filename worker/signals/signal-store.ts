@@ -4,8 +4,9 @@
  * SQL, D1 logs or a cache; matching happens in memory.
  */
 import { SEARCH_CANDIDATES_MAX } from "../contracts/limits";
-import { all, first, run, statement, StorageError } from "../storage/d1";
-import { sha256Hex } from "../storage/hash";
+import { all, statement } from "../storage/d1";
+import { writeOnce, type WriteOnceResult } from "../storage/write-once";
+import { sha256Hex } from "../lib/hash";
 import { newSignalId, newSubmissionId, nowIso } from "../storage/ids";
 import type { ContributeInput } from "./schemas";
 
@@ -23,9 +24,15 @@ WHERE status = 'active' AND self_reported_test = ?1
 ORDER BY created_at DESC, signal_id DESC
 LIMIT ?2`;
 
-/** The latest active rows of one cohort, newest first. Throws StorageError when unreadable. */
-export function readSearchWindow(db: D1Database, isTest: boolean): Promise<SignalRow[]> {
-  return all<SignalRow>(db, statement(SEARCH_WINDOW_SQL, isTest ? 1 : 0, SEARCH_CANDIDATES_MAX));
+export type SearchWindow = { readonly kind: "read"; readonly rows: SignalRow[] } | { readonly kind: "unreadable" };
+
+/** The latest active rows of one cohort, newest first; a storage fault is a value, never an empty window. */
+export async function readSearchWindow(db: D1Database, isTest: boolean): Promise<SearchWindow> {
+  try {
+    return { kind: "read", rows: await all<SignalRow>(db, statement(SEARCH_WINDOW_SQL, isTest ? 1 : 0, SEARCH_CANDIDATES_MAX)) };
+  } catch {
+    return { kind: "unreadable" };
+  }
 }
 
 /** The canonical contribution (03 §8.1): the receipt and submission id are outside the hash. */
@@ -39,24 +46,25 @@ export function canonicalSignal(input: ContributeInput) {
   };
 }
 
-export type SaveSignalResult =
-  | { kind: "accepted"; signalId: string }
-  | { kind: "duplicate"; signalId: string }
-  | { kind: "conflict" };
+export interface StoredSignalRow {
+  signal_id: string;
+  payload_hash: string;
+}
+
+export type SaveSignalResult = WriteOnceResult<StoredSignalRow>;
 
 /**
- * Insert-on-conflict by `submission_id`, then read back (03 §8.2). A duplicate
- * never touches the stored row, so it cannot reactivate a hidden signal.
- * Throws StorageError on any storage fault.
+ * Insert-or-ignore by `submission_id`, then read back (03 §8.2), on the shared
+ * write-once step. A duplicate never touches the stored row, so it cannot
+ * reactivate a hidden signal. Every storage fault is `not_saved`.
  */
 export async function saveSignal(db: D1Database, input: ContributeInput): Promise<SaveSignalResult> {
   const canonical = canonicalSignal(input);
   const payloadHash = await sha256Hex(JSON.stringify(canonical));
   const signalId = newSignalId();
   const submissionId = input.submission_id ?? newSubmissionId();
-  await run(
-    db,
-    statement(
+  return writeOnce<StoredSignalRow>(db, {
+    insert: statement(
       `INSERT INTO task_signals (signal_id, created_at, goal, blocker, tried, learned, submission_id, payload_hash,
          self_reported_test, status)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active')
@@ -71,15 +79,8 @@ export async function saveSignal(db: D1Database, input: ContributeInput): Promis
       payloadHash,
       canonical.self_reported_test,
     ),
-  );
-  const stored = await first<{ signal_id: string; payload_hash: string }>(
-    db,
-    statement("SELECT signal_id, payload_hash FROM task_signals WHERE submission_id = ?", submissionId),
-  );
-  if (!stored) throw new StorageError();
-  if (stored.payload_hash !== payloadHash) return { kind: "conflict" };
-  return stored.signal_id === signalId
-    ? { kind: "accepted", signalId }
-    : { kind: "duplicate", signalId: stored.signal_id };
+    readBack: statement("SELECT signal_id, payload_hash FROM task_signals WHERE submission_id = ?", submissionId),
+    payloadHash,
+    isOwn: (row) => row.signal_id === signalId,
+  });
 }
-

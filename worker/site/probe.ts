@@ -13,9 +13,8 @@ import {
 } from "../contracts/versions";
 import type { Role } from "../contracts/events";
 import type { ProbeField } from "../contracts/probe";
-import { siteOrigin } from "../config/env";
-import { isOn } from "../config/flags";
-import type { DoorRequest } from "../edge/pipeline";
+import { siteOrigin, type Env } from "../config/env";
+import type { DoorRequest, Handler } from "../edge/pipeline";
 import { classifyUserAgent } from "../edge/ua";
 
 /** The probe document. `magnt probe-check` rejects any key outside this shape. */
@@ -53,10 +52,14 @@ export interface StorageFacts {
   shared_memory_storage_configured: boolean;
 }
 
-export function localStorageFacts(req: DoorRequest): StorageFacts {
+/**
+ * `dialogueServed` is the public server's own answer to "is fetch_contact_reply
+ * registered?", so the probe never reports a dialogue the tools do not serve (01 §7).
+ */
+export function localStorageFacts(req: DoorRequest, dialogueServed: boolean): StorageFacts {
   const bound = req.env.CONTACTS !== undefined;
   return {
-    dialogue_enabled: isOn(req.env, "DIALOGUE_ENABLED"),
+    dialogue_enabled: dialogueServed,
     contact_storage_configured: bound,
     shared_memory_storage_configured: bound,
   };
@@ -87,8 +90,8 @@ export function buildProbe(req: DoorRequest, facts: StorageFacts, coreReachable?
 }
 
 /** GET and HEAD of the probe in the monolith and core roles. */
-export function serveProbe(req: DoorRequest): Response {
-  return probeResponse(req, buildProbe(req, localStorageFacts(req)));
+export function localProbe(dialogueServed: (env: Env) => boolean): Handler {
+  return (req) => probeResponse(req, buildProbe(req, localStorageFacts(req, dialogueServed(req.env))));
 }
 
 export function probeResponse(req: DoorRequest, probe: ProbeDocument): Response {

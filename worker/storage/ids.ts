@@ -1,6 +1,6 @@
 /** Generators of the door's ids (00 §9). Random, opaque, lower-case. */
 import { CONTACT_ID_PREFIX, OBSERVATION_ID_PREFIX, SEARCH_RECEIPT_PREFIX, SIGNAL_ID_PREFIX } from "../contracts/ids";
-import { randomHex } from "./hash";
+import { randomHex } from "../lib/hash";
 
 export const newContactId = (): string => CONTACT_ID_PREFIX + crypto.randomUUID();
 export const newSignalId = (): string => SIGNAL_ID_PREFIX + crypto.randomUUID();

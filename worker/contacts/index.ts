@@ -1,0 +1,11 @@
+/**
+ * Contacts (02 §5): `propose_contact`, a private message for Alexander's later
+ * human review. What other layers may use.
+ *
+ * - schema.ts  the strict input
+ * - hash.ts    the canonical content and its hash
+ * - store.ts   insert-once + read-back, and the lazy 0001 table
+ * - tool.ts    results and telemetry
+ */
+export { proposeContactTool } from "./tool";
+export { contactInputSchema, type ContactInput } from "./schema";

@@ -1,0 +1,6 @@
+/** Type guards both sides need when they read JSON they did not write. */
+
+/** A plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

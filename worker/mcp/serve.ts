@@ -1,0 +1,79 @@
+/**
+ * `serveMcp`: the door's "before / SDK / after" sequence around the SDK's
+ * stateless handler, for any MCP server of this codebase (the public door
+ * today, the owner server of 06 next).
+ *
+ * Before: read the allow-listed request labels for telemetry and, for a known
+ * tool, run the validation diagnostics with the tool's own schema. During: a
+ * handler built for this request only, whose server factory closes over this
+ * request's context (the SDK's factory is not given `env`). After: read the
+ * answer when it is known to end, to record the outcome (01 §9.2).
+ *
+ * Threat model: the body is visitor-controlled. Only sanitised labels reach
+ * telemetry; arguments go to the SDK untouched and are never logged; a tool's
+ * own outcome is recorded through a listener, never by parsing its text.
+ */
+import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
+import { MAX_POST_BODY_BYTES } from "../contracts/limits";
+import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED } from "../contracts/events";
+import type { DoorRequest } from "../edge/pipeline";
+import { withHeaders } from "../edge/responses";
+import { diagnoseArguments } from "../edge/validation-diagnostics";
+import type { RegisteredTool, ToolOutcome } from "../lib/tool-definition";
+import { mcpAnswerHeaders } from "./http";
+import { readMcpRequest, type McpRequestInfo } from "./request-metadata";
+import { readMcpResponse } from "./response-reading";
+
+/** Called once per tool call with what the tool returned, so the wrapper can record it. */
+export type ToolOutcomeListener = (outcome: ToolOutcome) => void;
+
+export interface McpServing {
+  /** The tools this request's server registers (for the `tool_name` label and the diagnostics). */
+  readonly tools: readonly RegisteredTool<string>[];
+  /** Builds this request's server; it reports each tool outcome to `onToolOutcome`. */
+  createServer(info: McpRequestInfo, onToolOutcome: ToolOutcomeListener): McpServer;
+}
+
+export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<Response> {
+  const body = req.body ?? new Uint8Array(0);
+  const info = readMcpRequest(body, req.request.headers);
+  const tool = info.method === "tools/call" ? serving.tools.find((candidate) => candidate.name === info.toolName) : undefined;
+
+  req.telemetry.annotate({
+    mcp_protocol_version: info.protocolVersion,
+    mcp_method: info.methodLabel,
+    client_name: info.clientName,
+    client_version: info.clientVersion,
+    tool_name: info.method === "tools/call" ? (tool?.name ?? "unknown") : null,
+    resource_name: info.resourceLabel,
+  });
+  const diagnostics = tool ? diagnoseArguments(tool.inputSchema, info.toolArguments) : null;
+  if (diagnostics) req.telemetry.annotate(diagnostics);
+
+  const recorded: { tool?: ToolOutcome } = {};
+  const handler = createMcpHandler(
+    () => serving.createServer(info, (outcome) => (recorded.tool = outcome)),
+    // onerror only reports rejections the response already carries; the outcome
+    // is read from the response itself (01 §9.2), so there is nothing to add here.
+    { legacy: "stateless", maxRequestBodySize: MAX_POST_BODY_BYTES, onerror: () => undefined },
+  );
+  const sdkResponse = await handler.fetch(
+    new Request(req.request.url, { method: "POST", headers: req.request.headers, body }),
+  );
+
+  const read = await readMcpResponse(sdkResponse, info.methodLabel);
+  if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);
+  if (read.outcome !== null) req.telemetry.annotate({ outcome: read.outcome });
+  else if (sdkResponse.status >= 500) req.telemetry.annotate({ outcome: "handler_error" });
+  if (read.rpcErrorCode !== null) req.telemetry.annotate({ rpc_error_code: read.rpcErrorCode });
+  if (info.method === "initialize" && read.outcome === "success" && read.initializeVersion !== null) {
+    req.telemetry.annotate({ mcp_protocol_version: read.initializeVersion });
+  }
+  if (diagnostics?.validation_status === "invalid") {
+    req.telemetry.annotate({ tool_result: TOOL_RESULT_INVALID_ARGUMENTS });
+  } else if (read.outcome === "tool_error" && !recorded.tool?.telemetry.tool_result) {
+    req.telemetry.annotate({ tool_result: TOOL_RESULT_UNCLASSIFIED });
+  }
+
+  return withHeaders(read.response, mcpAnswerHeaders(req.allowedOrigin));
+}
