@@ -12,6 +12,7 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { findMatches } from "../../worker/signals/matcher";
+import { bundleFacts } from "../helpers/bundle";
 
 const ROOT = process.cwd();
 const OUT = join(ROOT, "dist/bench");
@@ -68,6 +69,16 @@ function benchBundleSizes(): void {
       record({ benchmark: "bundle size", measurement: "monolith (public door)", value: kb, unit: "KB gzip", budget: "≤ 120", kind: "target" }, kb <= 120);
     }
   }
+}
+
+/** The public route table alone (what the gateway carries in front of core), next to the monolith. */
+async function benchRouteTableBundle(): Promise<void> {
+  const { inputs, gzipBytes } = await bundleFacts("worker/entries/public-routes.ts");
+  const clean = !inputs.some((input) => /@modelcontextprotocol[\\/]server|node_modules[\\/]zod[\\/]/.test(input));
+  record(
+    { benchmark: "bundle size", measurement: "public route table (no SDK, no zod)", value: gzipBytes / 1000, unit: "KB gzip", budget: "SDK- and zod-free", kind: "gate" },
+    clean,
+  );
 }
 
 // ---------------------------------------------------------------- door overhead
@@ -301,6 +312,7 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   benchSearch();
   benchBundleSizes();
+  await benchRouteTableBundle();
   await benchDoorOverhead();
   benchMetrics();
   printReport();

@@ -2,7 +2,7 @@
  * The telemetry event as a schema (01 §9): exact field set per event type,
  * types and length limits. Tests parse every captured event with it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { EVENT_TYPES, OUTCOMES, ROLES, TOOL_RESULTS, VALIDATION_CODES } from "../../worker/contracts/events";
 import { EVENT_FIELD_MAX } from "../../worker/contracts/limits";
 

@@ -4,7 +4,7 @@
  * message. The wrapper runs the exact schema object registered with the SDK on
  * the same arguments, so its verdict is the SDK's verdict; it only observes.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import {
   VALIDATION_FIELD_ARGUMENTS,
   VALIDATION_ISSUES_MAX,
