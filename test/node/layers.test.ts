@@ -46,9 +46,14 @@ export interface SourceFile {
 const IMPORT_PATTERN = /(?:^|\n)\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
 const NAMED_ZOD_IMPORT = /import\s+(?:type\s+)?\{[^}]*\bz\b[^}]*\}\s*from\s*["']zod["']/;
 
+/** Source text without comments, so an import quoted in a JSDoc is not read as one. */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+}
+
 function importsOf(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(IMPORT_PATTERN)) found.push((match[1] ?? match[2] ?? match[3])!);
+  for (const match of withoutComments(text).matchAll(IMPORT_PATTERN)) found.push((match[1] ?? match[2] ?? match[3])!);
   return found;
 }
 
@@ -160,6 +165,7 @@ describe("the checker can fail (synthetic sources)", () => {
     ["worker/entries/x.ts", 'import { runScheduled } from "../notify/index";'],
     ["worker/edge/x.ts", 'import { sha256Hex } from "../lib/hash";'],
     ["worker/mcp/x.ts", 'import * as z from "zod";'],
+    ["worker/edge/x.ts", '/**\n * import { a } from "../mcp/serve";\n */\n// import { b } from "../entries/monolith";'],
     ["worker/contacts/x.ts", 'import { a } from "./store";'],
     ["cli/commands/x.ts", 'import { PACKAGE_VERSION } from "../../worker/contracts";'],
     ["cli/commands/x.ts", 'import { isRecord } from "../../worker/contracts/guards";'],
