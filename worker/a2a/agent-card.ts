@@ -15,11 +15,11 @@ import { publicOrigin } from "../config/env";
 import { a2aUrlsFor } from "./urls";
 
 /** The v1.0 JSON-RPC binding name of `AgentInterface.protocolBinding`. */
-export const A2A_JSONRPC_BINDING = "JSONRPC";
+const A2A_JSONRPC_BINDING = "JSONRPC";
 /** Media types the bridge accepts and answers with (card modes and result parts). */
 export const A2A_MODES = ["text/plain", "application/json"] as const;
 
-export function buildAgentCard(origin: string) {
+function buildAgentCard(origin: string) {
   const urls = a2aUrlsFor(origin);
   return {
     name: "MAGNT",

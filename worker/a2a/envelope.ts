@@ -24,7 +24,7 @@ export function isAcceptedContentType(header: string | null): boolean {
   return mediaType === "application/json" || STRUCTURED_JSON_MEDIA_TYPE.test(mediaType);
 }
 
-export type ParsedBody = { ok: true; value: unknown } | { ok: false };
+type ParsedBody = { ok: true; value: unknown } | { ok: false };
 
 /**
  * Step 3. The bytes must be valid UTF-8 holding one JSON text. Invalid UTF-8
@@ -42,12 +42,12 @@ export function parseJsonBody(bytes: Uint8Array | null): ParsedBody {
 }
 
 /** A valid single request (step 5 passed). */
-export interface RpcRequest {
+interface RpcRequest {
   readonly method: string;
   readonly params: JsonObject;
 }
 
-export type EnvelopeCheck =
+type EnvelopeCheck =
   | { readonly kind: "invalid"; readonly id: JsonRpcId; readonly methodLabel: string | null }
   | { readonly kind: "notification"; readonly methodLabel: string }
   | { readonly kind: "call"; readonly id: JsonRpcId; readonly request: RpcRequest; readonly methodLabel: string };

@@ -10,7 +10,7 @@ import { A2A_PROTOCOL_VERSION } from "../contracts/versions";
 import type { A2aUrls } from "./urls";
 
 /** `google.rpc.ErrorInfo`, the one detail every A2A-specific error carries. */
-export interface ErrorInfoDetail {
+interface ErrorInfoDetail {
   readonly "@type": "type.googleapis.com/google.rpc.ErrorInfo";
   readonly reason: string;
   readonly domain: "a2a-protocol.org";
@@ -18,7 +18,7 @@ export interface ErrorInfoDetail {
 }
 
 /** `google.rpc.BadRequest`, the detail of `-32602` naming the missing fields. */
-export interface BadRequestDetail {
+interface BadRequestDetail {
   readonly "@type": "type.googleapis.com/google.rpc.BadRequest";
   readonly fieldViolations: readonly { readonly field: string; readonly description: "required" }[];
 }
@@ -37,7 +37,7 @@ const A2A_ERROR_REASONS = {
   [-32005]: "CONTENT_TYPE_NOT_SUPPORTED",
   [-32009]: "VERSION_NOT_SUPPORTED",
 } as const;
-export type A2aErrorCode = keyof typeof A2A_ERROR_REASONS;
+type A2aErrorCode = keyof typeof A2A_ERROR_REASONS;
 
 /**
  * The single builder of A2A-specific errors: the code decides the reason, so

@@ -15,7 +15,7 @@ const ENDPOINT_HEADERS = { "Access-Control-Allow-Origin": "*", "Cache-Control": 
 /** JSON answers also state the protocol version they speak. */
 const JSON_HEADERS = { ...ENDPOINT_HEADERS, "A2A-Version": A2A_PROTOCOL_VERSION } as const;
 
-export type RpcPayload = { readonly result: unknown } | { readonly error: JsonRpcError };
+type RpcPayload = { readonly result: unknown } | { readonly error: JsonRpcError };
 
 /** A JSON-RPC response; HTTP 200 except for the transport-level 413 and 415 (04 §3). */
 export function rpcResponse(status: 200 | 413 | 415, id: JsonRpcId, payload: RpcPayload): Response {

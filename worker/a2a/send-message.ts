@@ -13,9 +13,9 @@ import type { RequiredField } from "./errors";
 import type { A2aUrls } from "./urls";
 
 /** Longest `contextId` echoed back (04 §4), in code points. */
-export const CONTEXT_ID_MAX = 256;
+const CONTEXT_ID_MAX = 256;
 
-export type SendMessageCheck =
+type SendMessageCheck =
   | { readonly valid: true; readonly hasTaskId: boolean; readonly contextId: string | null }
   | { readonly valid: false; readonly missing: readonly RequiredField[] };
 
@@ -51,7 +51,7 @@ function isNonEmptyString(value: unknown): value is string {
 }
 
 /** The fixed pointer text: same meaning for every visitor, quoting nothing it received. */
-export function pointerText(urls: A2aUrls): string {
+function pointerText(urls: A2aUrls): string {
   return (
     `MAGNT's capabilities are MCP tools at ${urls.mcp}. Connect with any MCP client over Streamable HTTP; ` +
     "no API key is needed. Start with the about_magnt tool. " +

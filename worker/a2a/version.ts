@@ -11,9 +11,9 @@ import type { A2aVersionLabel } from "./labels";
 /** `1.0` with an optional patch (ignored). ASCII digits only. */
 const SUPPORTED_VERSION = /^1\.0(\.\d+)?$/;
 
-export const A2A_VERSION_HEADER = "A2A-Version";
+const A2A_VERSION_HEADER = "A2A-Version";
 
-export type VersionCheck =
+type VersionCheck =
   | { readonly supported: true; readonly label: "1.0" }
   | { readonly supported: false; readonly label: Exclude<A2aVersionLabel, "1.0"> };
 

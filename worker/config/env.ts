@@ -43,7 +43,7 @@ export interface Env {
 }
 
 /** Production default of PUBLIC_ORIGIN, used only when the variable is absent. */
-export const DEFAULT_PUBLIC_ORIGIN = "https://magnt.ru";
+const DEFAULT_PUBLIC_ORIGIN = "https://magnt.ru";
 
 /** The canonical public origin without a trailing slash. Never derived from the request URL. */
 export function publicOrigin(env: Env): string {

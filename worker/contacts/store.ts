@@ -15,7 +15,7 @@ export interface ClientMetadata {
   protocolVersion: string | null;
 }
 
-export type SaveContactResult = WriteOnceResult<StoredContactRow>;
+type SaveContactResult = WriteOnceResult<StoredContactRow>;
 
 /**
  * Bindings whose `contacts` table is known to exist in this isolate. Keyed by
@@ -25,7 +25,7 @@ export type SaveContactResult = WriteOnceResult<StoredContactRow>;
 const ensuredTables = new WeakMap<D1Database, Promise<void>>();
 
 /** Creates `contacts` from the embedded 0001 once per binding per isolate (the only lazy migration). */
-export function ensureContactsTable(db: D1Database): Promise<void> {
+function ensureContactsTable(db: D1Database): Promise<void> {
   let ensured = ensuredTables.get(db);
   if (!ensured) {
     ensured = run(db, statement(CONTACTS_SCHEMA_0001)).then(() => undefined);
@@ -35,7 +35,7 @@ export function ensureContactsTable(db: D1Database): Promise<void> {
   return ensured;
 }
 
-export interface StoredContactRow {
+interface StoredContactRow {
   contact_id: string;
   created_at: string;
   payload_hash: string;

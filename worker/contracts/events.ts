@@ -18,7 +18,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Event types `magnt metrics` counts (08 §5.3). */
+/** Event types `magnt metrics` counts (08 §5.3). Reserved for `magnt metrics`. */
 export const COUNTED_EVENT_TYPES = ["mcp_request", "mcp_card", "a2a_request", "a2a_card"] as const;
 
 /** The closed list of request outcomes (01 §9.3). */
@@ -65,7 +65,6 @@ export const MCP_METHOD_ALLOWLIST = [
   "prompts/list",
   "subscriptions/listen",
 ] as const;
-export type McpMethod = (typeof MCP_METHOD_ALLOWLIST)[number];
 
 /** Methods whose answer may never end; the wrapper never reads them (01 §9.2). */
 export const MCP_STREAMING_METHODS: readonly string[] = ["subscriptions/listen"];

@@ -16,7 +16,7 @@ export const FLAG_NAMES = [
 
 export type FlagName = (typeof FLAG_NAMES)[number];
 
-/** The one flag that is a mode rather than a boolean; `metadata_only` is its only special value. */
+/** The one flag that is a mode rather than a boolean; `metadata_only` is its only special value. Reserved for notifications (05 §7). */
 export const PREVIEW_MODE_METADATA_ONLY = "metadata_only";
 
 /** Names that are secrets (never under `vars` in a committed config, 00 §7). */
@@ -31,4 +31,5 @@ export const SECRET_NAMES = [
   "DIALOGUE_TOKEN_KEY",
 ] as const;
 
+/** Reserved for `magnt flags` prerequisites (08 §9). */
 export type SecretName = (typeof SECRET_NAMES)[number];

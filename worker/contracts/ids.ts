@@ -7,6 +7,7 @@ export const CONTACT_ID_PREFIX = "mc_";
 export const SIGNAL_ID_PREFIX = "ts_";
 export const OBSERVATION_ID_PREFIX = "ob_";
 export const SEARCH_RECEIPT_PREFIX = "sr_";
+/** Reserved for the notification outbox (05). */
 export const OUTBOX_ID_PREFIX = "nt_";
 
 /** `previous_contact_id` as accepted from visitors: case-insensitive (spelled out so the JSON Schema keeps it), stored lower-cased. */

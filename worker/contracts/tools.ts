@@ -58,4 +58,3 @@ export const CONTRIBUTE_STATUS = {
 /** The label every search result carries (03 §6). */
 export const CONTENT_LABEL_UNVERIFIED = "unverified_visitor_content";
 export const COHORT = { ordinary: "ordinary", test: "test" } as const;
-export type Cohort = (typeof COHORT)[keyof typeof COHORT];

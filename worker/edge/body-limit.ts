@@ -9,7 +9,7 @@
  */
 import { MAX_POST_BODY_BYTES } from "../contracts/limits";
 
-export type BodyRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: "body_too_large" };
+type BodyRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: "body_too_large" };
 
 export async function readBodyWithinLimit(request: Request, limit: number = MAX_POST_BODY_BYTES): Promise<BodyRead> {
   const declared = request.headers.get("content-length");

@@ -6,7 +6,7 @@
 import type { DoorRequest } from "./pipeline";
 import { sha256Hex } from "../lib/hash";
 
-export interface CacheableDocument {
+interface CacheableDocument {
   readonly body: string;
   /** `"<first 32 hex chars of SHA-256 of the body>"`, quotes included. */
   readonly etag: string;
@@ -65,7 +65,7 @@ export function serveDocument(req: DoorRequest, document: CacheableDocument, opt
 }
 
 /** `If-None-Match` comparison: a list of tags, `W/` prefixes ignored, `*` matches anything. */
-export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
+function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
   if (ifNoneMatch === null) return false;
   return ifNoneMatch.split(",").some((candidate) => {
     const tag = candidate.trim().replace(/^W\//, "");

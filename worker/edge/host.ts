@@ -8,7 +8,7 @@
 import { allowedHosts } from "../config/hosts";
 import type { Env } from "../config/env";
 
-export type HostCheck = { ok: true } | { ok: false; reason: "host_not_allowed" };
+type HostCheck = { ok: true } | { ok: false; reason: "host_not_allowed" };
 
 export function validateHost(url: URL, env: Env): HostCheck {
   // URL.hostname is already lower-cased and without the port.

@@ -11,7 +11,7 @@
 import { allowedHosts, isLoopbackHost } from "../config/hosts";
 import type { Env } from "../config/env";
 
-export type OriginCheck =
+type OriginCheck =
   | { ok: true; origin: string | null }
   | { ok: false; reason: "null_origin" | "malformed_origin" | "origin_not_allowed" };
 

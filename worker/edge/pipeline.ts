@@ -64,14 +64,14 @@ export const textRejections: RouteRejections = {
 };
 
 /** The `Allow` header of a route: its method map's keys. */
-export function allowHeader(route: Pick<Route, "methods">): string {
+function allowHeader(route: Pick<Route, "methods">): string {
   return Object.keys(route.methods).join(", ");
 }
 
 /** Finds the route for a raw (not percent-decoded) pathname. Total: unknown paths get a fallback route. */
 export type RouteLookup = (path: string) => Route;
 
-export interface DoorWorker {
+interface DoorWorker {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response>;
 }
 

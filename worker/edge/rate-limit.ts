@@ -47,7 +47,7 @@ export async function rateLimitKeyFor(request: Request, role: Role, now: Date = 
 }
 
 /** `sha256("magnt/public-writes/v1\n" + YYYY-MM-DD + "\n" + address)` as lower-case hex. */
-export function rateLimitKey(address: string, now: Date): Promise<string> {
+function rateLimitKey(address: string, now: Date): Promise<string> {
   const day = now.toISOString().slice(0, 10);
   return sha256Hex(`${KEY_LABEL}\n${day}\n${address}`);
 }

@@ -4,7 +4,7 @@
  * used to decide anything.
  */
 
-export interface UserAgentClass {
+interface UserAgentClass {
   clientKind: "bot" | "probable-bot" | "browser-or-unknown";
   clientName: string;
 }

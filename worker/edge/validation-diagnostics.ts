@@ -13,7 +13,7 @@ import {
   type ValidationIssue,
 } from "../contracts/events";
 
-export type ValidationDiagnostics = Pick<
+type ValidationDiagnostics = Pick<
   EventAnnotations,
   "validation_status" | "validation_field" | "validation_code" | "validation_issue_count" | "validation_issues"
 >;

@@ -11,7 +11,7 @@ import { mcpRejections, serveMcpPreflight } from "../mcp/http";
 import { serveAiCatalog, serveServerCard, serveServerCardAlias } from "../mcp/server-card";
 import { a2aRejections, serveA2aPost, serveA2aPreflight, serveAgentCard } from "../a2a/index";
 
-export interface PublicRouteHandlers {
+interface PublicRouteHandlers {
   /** `POST /mcp`: served in place (monolith) or forwarded to core (gateway). */
   readonly mcpPost: Handler;
   /** `/mcp` is `mcp_request` where tools execute, `http` on the gateway (01 §2.1). */

@@ -5,7 +5,7 @@
  */
 import { TOOL_FETCH_REPLY, TOOL_PROPOSE_CONTACT } from "../contracts/tools";
 
-export interface ProfileFacts {
+interface ProfileFacts {
   /** `PUBLIC_ORIGIN` without a trailing slash. */
   origin: string;
   /** The `CONTACTS` binding exists. */
@@ -58,4 +58,3 @@ export function buildProfile(facts: ProfileFacts) {
   };
 }
 
-export type Profile = ReturnType<typeof buildProfile>;

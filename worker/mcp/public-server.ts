@@ -36,7 +36,7 @@ export function dialogueServed(env: Env): boolean {
   return publicTools(env).some((tool) => tool.name === TOOL_FETCH_REPLY);
 }
 
-export function buildPublicServer(
+function buildPublicServer(
   ctx: ToolContext,
   tools: readonly RegisteredTool<PublicToolName>[],
   onToolOutcome: ToolOutcomeListener,

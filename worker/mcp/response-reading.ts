@@ -13,7 +13,7 @@
 import { MCP_STREAMING_METHODS, type Outcome } from "../contracts/events";
 import { isRecord } from "../contracts/guards";
 
-export interface ReadMcpResponse {
+interface ReadMcpResponse {
   /** The response to return: the original when unread, or a copy rebuilt from the text read. */
   response: Response;
   outcome: Outcome | null;

@@ -14,10 +14,10 @@ import { memoizeDocument, serveDocument } from "../edge/cacheable-document";
 import type { DoorRequest } from "../edge/pipeline";
 
 export const SERVER_CARD_SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
-export const SERVER_CARD_CONTENT_TYPE = "application/mcp-server-card+json";
+const SERVER_CARD_CONTENT_TYPE = "application/mcp-server-card+json";
 
 /** The repository object shared by the Server Card and the registry entry. */
-export const REPOSITORY = {
+const REPOSITORY = {
   url: "https://github.com/redkov-dev/cortex",
   source: "github",
   subfolder: "cloudflare/magnt-observer",

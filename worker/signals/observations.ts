@@ -6,7 +6,7 @@
 import { statement, type Statement } from "../storage/d1";
 import type { SearchInput } from "./schemas";
 
-export interface Observation {
+interface Observation {
   observationId: string;
   createdAt: string;
   task: Pick<SearchInput, "goal" | "blocker" | "tried">;

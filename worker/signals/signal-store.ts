@@ -24,7 +24,7 @@ WHERE status = 'active' AND self_reported_test = ?1
 ORDER BY created_at DESC, signal_id DESC
 LIMIT ?2`;
 
-export type SearchWindow = { readonly kind: "read"; readonly rows: SignalRow[] } | { readonly kind: "unreadable" };
+type SearchWindow = { readonly kind: "read"; readonly rows: SignalRow[] } | { readonly kind: "unreadable" };
 
 /** The latest active rows of one cohort, newest first; a storage fault is a value, never an empty window. */
 export async function readSearchWindow(db: D1Database, isTest: boolean): Promise<SearchWindow> {
@@ -36,7 +36,7 @@ export async function readSearchWindow(db: D1Database, isTest: boolean): Promise
 }
 
 /** The canonical contribution (03 §8.1): the receipt and submission id are outside the hash. */
-export function canonicalSignal(input: ContributeInput) {
+function canonicalSignal(input: ContributeInput) {
   return {
     goal: input.goal,
     blocker: input.blocker ?? null,
@@ -46,12 +46,12 @@ export function canonicalSignal(input: ContributeInput) {
   };
 }
 
-export interface StoredSignalRow {
+interface StoredSignalRow {
   signal_id: string;
   payload_hash: string;
 }
 
-export type SaveSignalResult = WriteOnceResult<StoredSignalRow>;
+type SaveSignalResult = WriteOnceResult<StoredSignalRow>;
 
 /**
  * Insert-or-ignore by `submission_id`, then read back (03 §8.2), on the shared

@@ -9,7 +9,7 @@ import type { DoorRequest } from "../edge/pipeline";
 import { notFound } from "../edge/responses";
 
 /** The door endpoints the page lists, in order. */
-export const BUILTIN_PAGE_PATHS = [
+const BUILTIN_PAGE_PATHS = [
   "/mcp",
   "/mcp/server-card",
   "/.well-known/ai-catalog.json",

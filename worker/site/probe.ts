@@ -46,6 +46,7 @@ const probeMatchesContract: [KeysOutsideContract] extends [never] ? true : never
 void probeMatchesContract;
 
 /** Storage facts of the Worker where tools execute (the gateway asks core for them). */
+/** Reserved for the gateway (B.1), which builds its probe from core's facts. */
 export interface StorageFacts {
   dialogue_enabled: boolean;
   contact_storage_configured: boolean;
@@ -56,7 +57,7 @@ export interface StorageFacts {
  * `dialogueServed` is the public server's own answer to "is fetch_contact_reply
  * registered?", so the probe never reports a dialogue the tools do not serve (01 §7).
  */
-export function localStorageFacts(req: DoorRequest, dialogueServed: boolean): StorageFacts {
+function localStorageFacts(req: DoorRequest, dialogueServed: boolean): StorageFacts {
   const bound = req.env.CONTACTS !== undefined;
   return {
     dialogue_enabled: dialogueServed,
@@ -65,6 +66,7 @@ export function localStorageFacts(req: DoorRequest, dialogueServed: boolean): St
   };
 }
 
+/** Also used by the gateway (B.1) with core's facts and `core_reachable`. */
 export function buildProbe(req: DoorRequest, facts: StorageFacts, coreReachable?: boolean): ProbeDocument {
   const origin = siteOrigin(req.env);
   const cf = (req.request as { cf?: Record<string, unknown> }).cf ?? {};
@@ -94,6 +96,7 @@ export function localProbe(dialogueServed: (env: Env) => boolean): Handler {
   return (req) => probeResponse(req, buildProbe(req, localStorageFacts(req, dialogueServed(req.env))));
 }
 
+/** Reserved for the gateway's probe (B.1). */
 export function probeResponse(req: DoorRequest, probe: ProbeDocument): Response {
   return new Response(req.request.method === "HEAD" ? null : JSON.stringify(probe, null, 2), {
     status: 200,

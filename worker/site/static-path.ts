@@ -7,7 +7,7 @@
  * built from the raw (undecoded) path so what was checked is what is fetched.
  */
 
-export type StaticPath = { ok: true; mapped: string } | { ok: false; reason: "bad_request" };
+type StaticPath = { ok: true; mapped: string } | { ok: false; reason: "bad_request" };
 
 // U+0000–U+001F and U+007F.
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -15,11 +15,11 @@
 import { batch, first, run, type Statement } from "./d1";
 
 /** The columns every write-once row has for this check. */
-export interface StoredSubmission {
+interface StoredSubmission {
   readonly payload_hash: string;
 }
 
-export interface WriteOnce<Row extends StoredSubmission> {
+interface WriteOnce<Row extends StoredSubmission> {
   /** Runs first (e.g. the lazy 0001 table); a throw is `not_saved`. */
   readonly prepare?: () => Promise<void>;
   /**
