@@ -103,3 +103,38 @@ export function probeResponse(req: DoorRequest, probe: ProbeDocument): Response 
     headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
   });
 }
+
+/**
+ * The gateway's probe (01 §7): its own versions and edge facts, with the
+ * storage facts and `dialogue_enabled` of core, asked over the `CORE` binding.
+ * When core does not answer 200 with a probe, those are `false` and
+ * `core_reachable` is `false`; core's other fields are never copied.
+ */
+export async function gatewayProbe(req: DoorRequest): Promise<Response> {
+  const unreachable: StorageFacts = {
+    dialogue_enabled: false,
+    contact_storage_configured: false,
+    shared_memory_storage_configured: false,
+  };
+  const core = req.env.CORE;
+  if (!core) return probeResponse(req, buildProbe(req, unreachable, false));
+  try {
+    const answer = await core.fetch(new Request(new URL("/__magnt_probe", req.url), { method: "GET" }));
+    if (answer.status !== 200) return probeResponse(req, buildProbe(req, unreachable, false));
+    const facts = (await answer.json()) as Record<string, unknown>;
+    return probeResponse(
+      req,
+      buildProbe(
+        req,
+        {
+          dialogue_enabled: facts.dialogue_enabled === true,
+          contact_storage_configured: facts.contact_storage_configured === true,
+          shared_memory_storage_configured: facts.shared_memory_storage_configured === true,
+        },
+        true,
+      ),
+    );
+  } catch {
+    return probeResponse(req, buildProbe(req, unreachable, false));
+  }
+}
