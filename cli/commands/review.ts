@@ -1,73 +1,166 @@
 /**
- * `magnt review contacts|signals|observed|drafts` (08 §10): the owner's own
- * terminal view of private rows, with the review SQL of 09 §4. Read-only.
+ * `magnt review contacts|signals|observed|drafts [id]` (08 §10): the owner's
+ * own terminal view of private rows, with the review SQL of 09 §4. Read-only.
+ *
+ * Threat model: every text column here was written by a visitor (or by an
+ * agent on a visitor's behalf). The human views print it only through
+ * `Output.fittedTable` / `Output.record`, which strip escape sequences,
+ * control characters and bidirectional controls (cli/lib/terminal-text.ts),
+ * so a stored contact cannot recolour, rewrite or reorder the owner's
+ * terminal. `--json` prints raw values: JSON escapes every control character.
+ * The only value the owner types that reaches SQL is the record id, and it is
+ * validated against its id regex before anything runs (08 §4).
  */
 import type { Command } from "commander";
-import { MIGRATION_FOR_TABLE } from "../../worker/contracts";
+import { CONTACT_ID_PATTERN, MIGRATION_FOR_TABLE, OBSERVATION_ID_PATTERN, SIGNAL_ID_PATTERN } from "../../worker/contracts";
 import { defineAction, examples, type CommandRuntime } from "../lib/command";
 import type { CliContext } from "../lib/context";
 import { d1Query, isMissingTable, type Row } from "../lib/d1";
-import { EnvironmentError } from "../lib/errors";
+import { CheckFailed, EnvironmentError, UsageError } from "../lib/errors";
 import { parseChoiceOption, parseIntegerOption } from "../lib/options";
-import { sqlInteger } from "../lib/sql";
-import { resolveTarget } from "../lib/target";
+import { sqlInteger, sqlLiteral } from "../lib/sql";
+import type { LayoutColumn } from "../lib/table-layout";
+import { resolveTarget, type D1Target } from "../lib/target";
 
 export const REVIEW_KINDS = ["contacts", "signals", "observed", "drafts"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_LIMIT = { default: 50, min: 1, max: 1000 } as const;
 
 /**
- * The review queries of 09 §4, split only where `--include-tests` changes
- * them: the test filter is dropped (for drafts, the join condition on tests),
- * and the CLI appends `LIMIT n`.
+ * A draft id as the owner tools accept it (06 §5: `^dr_[0-9a-f-]{36}$`).
+ * worker/contracts has no draft pattern yet; when it gains one
+ * (`DRAFT_ID_PATTERN` in ids.ts), import it here instead.
  */
-interface ReviewQuery {
-  select: string;
-  testFilter: string;
+export const DRAFT_ID_PATTERN = /^dr_[0-9a-f-]{36}$/;
+
+/**
+ * One review source of 09 §4, declared once: the SELECT list and the table
+ * layout both come from `columns` (in SELECT order), so the SQL text and the
+ * human table can never disagree about which columns exist.
+ */
+export interface ReviewSource {
+  /** The FROM clause (a constant). */
+  from: string;
+  /** Prefix of every selected column in SQL (`d.` for the drafts join), empty otherwise. */
+  qualifier: string;
+  /** Selected columns in SELECT order; `priority` decides which stay visible in a narrow terminal. */
+  columns: readonly LayoutColumn[];
+  /** The primary-key column a single record is looked up by, its regex and what to call it. */
+  id: { column: string; pattern: RegExp; noun: string; example: string };
+  /** The test flag as SQL (`--include-tests` drops `<flag> = 0`; the record view shows it). */
+  testFlag: string;
   orderBy: string;
   /** The table whose absence means a migration is missing, and that migration. */
   table: string;
   migration: string;
 }
 
-export const REVIEW_QUERIES: Record<ReviewKind, ReviewQuery> = {
+const id = (name: string): LayoutColumn => ({ name, shape: "id", priority: 1 });
+const col = (name: string, shape: LayoutColumn["shape"], priority: number): LayoutColumn => ({ name, shape, priority });
+
+export const REVIEW_SOURCES: Record<ReviewKind, ReviewSource> = {
   contacts: {
-    select:
-      "SELECT contact_id, created_at, review_status, intent, summary, what_you_need_from_human, agent_identity, operator, reply_to, found_via, previous_contact_id FROM contacts",
-    testFilter: "self_reported_test = 0",
+    from: "contacts",
+    qualifier: "",
+    columns: [
+      id("contact_id"),
+      col("created_at", "date", 3),
+      col("review_status", "word", 4),
+      col("intent", "text", 5),
+      col("summary", "text", 2),
+      col("what_you_need_from_human", "text", 7),
+      col("agent_identity", "text", 6),
+      col("operator", "text", 8),
+      col("reply_to", "text", 9),
+      col("found_via", "text", 10),
+      col("previous_contact_id", "id", 11),
+    ],
+    id: { column: "contact_id", pattern: CONTACT_ID_PATTERN, noun: "contact", example: "mc_<uuid>" },
+    testFlag: "self_reported_test",
     orderBy: "created_at DESC",
     table: "contacts",
     migration: MIGRATION_FOR_TABLE.contacts,
   },
   signals: {
-    select: "SELECT signal_id, created_at, goal, blocker, tried, learned, status FROM task_signals",
-    testFilter: "self_reported_test = 0",
+    from: "task_signals",
+    qualifier: "",
+    columns: [
+      id("signal_id"),
+      col("created_at", "date", 3),
+      col("goal", "text", 2),
+      col("blocker", "text", 6),
+      col("tried", "text", 7),
+      col("learned", "text", 5),
+      col("status", "word", 4),
+    ],
+    id: { column: "signal_id", pattern: SIGNAL_ID_PATTERN, noun: "signal", example: "ts_<uuid>" },
+    testFlag: "self_reported_test",
     orderBy: "created_at DESC, signal_id DESC",
     table: "task_signals",
     migration: MIGRATION_FOR_TABLE.task_signals,
   },
   observed: {
-    select: "SELECT observation_id, created_at, goal, blocker, tried FROM observed_task_signals",
-    testFilter: "self_reported_test = 0",
+    from: "observed_task_signals",
+    qualifier: "",
+    columns: [id("observation_id"), col("created_at", "date", 3), col("goal", "text", 2), col("blocker", "text", 4), col("tried", "text", 5)],
+    id: { column: "observation_id", pattern: OBSERVATION_ID_PATTERN, noun: "observation", example: "ob_<32 hex>" },
+    testFlag: "self_reported_test",
     orderBy: "created_at DESC, observation_id DESC",
     table: "observed_task_signals",
     migration: MIGRATION_FOR_TABLE.observed_task_signals,
   },
   drafts: {
-    select:
-      "SELECT d.draft_id, d.contact_id, d.revision, d.created_at, d.updated_at, d.body FROM owner_drafts d JOIN contacts c ON c.contact_id = d.contact_id",
-    testFilter: "c.self_reported_test = 0",
+    from: "owner_drafts d JOIN contacts c ON c.contact_id = d.contact_id",
+    qualifier: "d.",
+    columns: [
+      id("draft_id"),
+      col("contact_id", "id", 4),
+      col("revision", "word", 5),
+      col("created_at", "date", 6),
+      col("updated_at", "date", 3),
+      col("body", "text", 2),
+    ],
+    id: { column: "draft_id", pattern: DRAFT_ID_PATTERN, noun: "draft", example: "dr_<uuid>" },
+    testFlag: "c.self_reported_test",
     orderBy: "d.updated_at DESC, d.draft_id DESC",
     table: "owner_drafts",
     migration: MIGRATION_FOR_TABLE.owner_drafts,
   },
 };
 
-/** The SQL text for a kind: only constant fragments and a range-checked integer. */
+/** The record view's extra field: whether the row is a self-reported test (the lookup by id ignores the test filter). */
+export const TEST_FLAG_FIELD = "self_reported_test";
+
+function selectList(source: ReviewSource): string {
+  return source.columns.map((column) => `${source.qualifier}${column.name}`).join(", ");
+}
+
+/** The list SQL for a kind: only constant fragments and a range-checked integer. */
 export function reviewSql(kind: ReviewKind, includeTests: boolean, limit: number): string {
-  const query = REVIEW_QUERIES[kind];
-  const where = includeTests ? "" : ` WHERE ${query.testFilter}`;
-  return `${query.select}${where} ORDER BY ${query.orderBy} LIMIT ${sqlInteger(limit, REVIEW_LIMIT.min, REVIEW_LIMIT.max)};`;
+  const source = REVIEW_SOURCES[kind];
+  const where = includeTests ? "" : ` WHERE ${source.testFlag} = 0`;
+  return `SELECT ${selectList(source)} FROM ${source.from}${where} ORDER BY ${source.orderBy} LIMIT ${sqlInteger(limit, REVIEW_LIMIT.min, REVIEW_LIMIT.max)};`;
+}
+
+/**
+ * The single-record SQL: the same columns plus the test flag, by primary key,
+ * test rows included (the owner asked for this exact id). The id is validated
+ * again here, so no caller can put an unchecked value into the text.
+ */
+export function reviewRecordSql(kind: ReviewKind, recordId: string): string {
+  const source = REVIEW_SOURCES[kind];
+  const checked = normaliseReviewId(kind, recordId);
+  return `SELECT ${selectList(source)}, ${source.testFlag} FROM ${source.from} WHERE ${source.qualifier}${source.id.column} = ${sqlLiteral(checked)};`;
+}
+
+/** Trims and lower-cases an id and checks it against its kind's regex; anything else is a usage error (nothing has run yet). */
+export function normaliseReviewId(kind: ReviewKind, raw: string): string {
+  const { id: spec } = REVIEW_SOURCES[kind];
+  const value = raw.trim().toLowerCase();
+  if (!spec.pattern.test(value)) {
+    throw new UsageError(`not a ${spec.noun} id (review ${kind} expects ${spec.example}): ${JSON.stringify(raw.slice(0, 80))}`);
+  }
+  return value;
 }
 
 interface ReviewOptions {
@@ -78,49 +171,84 @@ interface ReviewOptions {
 export function registerReview(program: Command, ctx: CliContext): void {
   program
     .command("review")
-    .description("show private rows: contacts, signals, observed goals or drafts (newest first)")
+    .description("show private rows: contacts, signals, observed goals or drafts (newest first), or one record in full")
     .argument("<kind>", REVIEW_KINDS.join("|"))
-    .option("--include-tests", "include self-reported test rows", false)
+    .argument("[id]", "show this one record in full: mc_… (contacts), ts_… (signals), ob_… (observed) or dr_… (drafts)")
+    .option("--include-tests", "include self-reported test rows (the list only; a record by id is always found)", false)
     .option("--limit <n>", `rows to show (${REVIEW_LIMIT.min}–${REVIEW_LIMIT.max})`, String(REVIEW_LIMIT.default))
     .addHelpText(
       "after",
-      examples([
-        "magnt review contacts",
-        "magnt review signals --include-tests --limit 10",
-        "magnt review observed --remote --config wrangler.jsonc --json",
-      ]),
+      `
+The table fits the terminal (its width on a TTY, else $COLUMNS, else 80 columns): one line per
+row, ids and dates whole, long text cut with …, line breaks shown as ⏎; columns that do not fit
+are left out and named on stderr. With an id, every field is printed on its own line, long
+values wrapped. Escape sequences, control characters and bidirectional controls in stored text
+are removed before printing. --json prints raw values (an array, or one object for an id).
+An unknown id exits 1; a malformed id exits 2 before anything runs.
+` +
+        examples([
+          "magnt review contacts",
+          "magnt review contacts mc_0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b",
+          "magnt review signals --include-tests --limit 10",
+          "magnt review observed --remote --config wrangler.jsonc --json",
+        ]),
     )
     .action(defineAction<ReviewOptions>(ctx, runReview));
 }
 
 async function runReview(rt: CommandRuntime, args: string[], options: ReviewOptions): Promise<void> {
-  const { ctx, out, globals } = rt;
+  const { ctx, globals } = rt;
   const kind = parseChoiceOption("kind", args[0], REVIEW_KINDS);
   const limit = parseIntegerOption("--limit", options.limit, REVIEW_LIMIT.min, REVIEW_LIMIT.max);
+  const recordId = args[1] === undefined || args[1] === "" ? undefined : normaliseReviewId(kind, args[1]);
   const target = resolveTarget(ctx, globals);
-  const query = REVIEW_QUERIES[kind];
-  let rows: Row[];
-  try {
-    rows = await d1Query(ctx, target, reviewSql(kind, options.includeTests === true, limit), out.quiet);
-  } catch (error) {
-    if (isMissingTable(error, query.table)) {
-      throw new EnvironmentError(
-        `table ${query.table} does not exist: apply migration ${query.migration} (magnt migrate${target.mode === "remote" ? " --remote" : ""})`,
-      );
-    }
-    throw error;
-  }
+  if (recordId === undefined) await showList(rt, target, kind, options.includeTests === true, limit);
+  else await showRecord(rt, target, kind, recordId);
+}
+
+async function showList(rt: CommandRuntime, target: D1Target, kind: ReviewKind, includeTests: boolean, limit: number): Promise<void> {
+  const { out } = rt;
+  const source = REVIEW_SOURCES[kind];
+  const rows = await query(rt, target, kind, reviewSql(kind, includeTests, limit));
   if (out.json) {
     out.jsonLine(rows);
     return;
   }
-  const columns = columnsOf(query.select);
-  out.table(columns, rows.map((row) => columns.map((column) => row[column])));
-  out.info(`${rows.length} row(s)${options.includeTests === true ? ", tests included" : ""}`);
+  const hidden = out.fittedTable(
+    source.columns,
+    rows.map((row) => source.columns.map((column) => row[column.name])),
+  );
+  out.info(`${rows.length} row(s)${includeTests ? ", tests included" : ""}`);
+  if (hidden.length > 0) {
+    out.info(
+      `not shown at ${out.width} columns: ${hidden.join(", ")} (magnt review ${kind} <${source.id.column}> prints one record in full; --json prints every value)`,
+    );
+  }
 }
 
-/** Column names of the SELECT list (without table aliases), in order, for the table header. */
-function columnsOf(select: string): string[] {
-  const list = select.replace(/^SELECT\s+/i, "").replace(/\s+FROM\s[\s\S]*$/i, "");
-  return list.split(",").map((column) => column.trim().replace(/^\w+\./, ""));
+async function showRecord(rt: CommandRuntime, target: D1Target, kind: ReviewKind, recordId: string): Promise<void> {
+  const { out } = rt;
+  const source = REVIEW_SOURCES[kind];
+  const row = (await query(rt, target, kind, reviewRecordSql(kind, recordId)))[0];
+  if (row === undefined) throw new CheckFailed(`no ${source.id.noun} ${recordId}`);
+  if (out.json) {
+    out.jsonLine(row);
+    return;
+  }
+  out.record([...source.columns.map((column) => [column.name, row[column.name]] as const), [TEST_FLAG_FIELD, row[TEST_FLAG_FIELD]] as const]);
+}
+
+/** Runs a review query; a missing table exits 3 naming the migration to apply. */
+async function query(rt: CommandRuntime, target: D1Target, kind: ReviewKind, sql: string): Promise<Row[]> {
+  const source = REVIEW_SOURCES[kind];
+  try {
+    return await d1Query(rt.ctx, target, sql, rt.out.quiet);
+  } catch (error) {
+    if (isMissingTable(error, source.table)) {
+      throw new EnvironmentError(
+        `table ${source.table} does not exist: apply migration ${source.migration} (magnt migrate${target.mode === "remote" ? " --remote" : ""})`,
+      );
+    }
+    throw error;
+  }
 }

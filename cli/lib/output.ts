@@ -2,16 +2,38 @@
  * Output conventions (08 §2–§3): data on stdout, progress and warnings on
  * stderr, `--json` keeps stdout machine-clean, tables through cli-table3 with
  * long cells cut, and exactly one predicate deciding colour.
+ *
+ * Every value that reaches a human table or a record view goes through
+ * `terminal-text.ts` first: stored text may come from a visitor and must never
+ * be able to drive the owner's terminal (08 §10).
  */
 import Table from "cli-table3";
 import kleur from "kleur";
-import type { CliContext } from "./context";
+import type { CliContext, TextSink } from "./context";
 import type { GlobalOptions } from "./options";
+import { fitCells, layoutTable, type LayoutColumn } from "./table-layout";
+import { displayWidth, ELLIPSIS, terminalText, wrapToWidth } from "./terminal-text";
 
 /** Longest table cell, in code points, including the ellipsis (08 §3). */
 export const CELL_MAX_CODE_POINTS = 60;
-const ELLIPSIS = "…";
-const LINE_BREAK_MARK = "⏎";
+/** The width assumed when stdout is not a terminal and `COLUMNS` is not set (08 §10). */
+export const DEFAULT_TERMINAL_WIDTH = 80;
+/** Below this many columns the record view stops wrapping values and prints each line whole. */
+const MIN_WRAP_WIDTH = 20;
+
+/**
+ * The width tables and records are fitted to: the terminal's own width when
+ * stdout is a TTY that reports one (`process.stdout.columns`); otherwise a
+ * positive integer `COLUMNS` from the environment (so `COLUMNS=160 magnt
+ * review contacts | less -S` works); otherwise 80.
+ */
+export function terminalWidth(stdout: TextSink, env: Readonly<Record<string, string | undefined>>): number {
+  const columns = "columns" in stdout ? (stdout as { columns?: unknown }).columns : undefined;
+  if (stdout.isTTY === true && typeof columns === "number" && Number.isSafeInteger(columns) && columns > 0) return columns;
+  const fromEnv = env.COLUMNS ?? "";
+  if (/^[1-9]\d{0,4}$/.test(fromEnv)) return Number(fromEnv);
+  return DEFAULT_TERMINAL_WIDTH;
+}
 
 /**
  * The one colour/TTY predicate. `--json` and `--no-color` always win; then
@@ -32,16 +54,29 @@ export function colourEnabled(
 }
 
 /**
- * Renders one value for a human table: line breaks become ⏎ and text longer
- * than 60 code points is cut with … (counting code points, so an emoji or a
- * Cyrillic letter is never split in half).
+ * Characters `JSON.stringify` leaves raw although a terminal acts on them: DEL,
+ * C1 controls (U+009B is an 8-bit CSI), the Unicode line/paragraph separators
+ * and the bidirectional controls. They can only occur inside JSON strings.
+ */
+const JSON_RAW_CONTROLS = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/**
+ * `JSON.stringify` with every terminal-active character written as a `\uXXXX`
+ * escape, so `--json` output piped to a terminal cannot drive it either. The
+ * parsed value is identical: escapes are the same string in JSON.
+ */
+export function terminalSafeJson(value: unknown): string {
+  return (JSON.stringify(value) ?? "null").replace(JSON_RAW_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * Renders one value for a human table: escape sequences and control
+ * characters removed, line breaks shown as ⏎, and text longer than 60 code
+ * points cut with … (counting code points, so an emoji or a Cyrillic letter is
+ * never split in half).
  */
 export function tableCell(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  const text = (typeof value === "string" ? value : JSON.stringify(value) ?? String(value)).replace(
-    /\r\n|\r|\n/g,
-    LINE_BREAK_MARK,
-  );
+  const text = terminalText(value, { lineBreaks: "mark" });
   const points = Array.from(text);
   if (points.length <= CELL_MAX_CODE_POINTS) return text;
   return points.slice(0, CELL_MAX_CODE_POINTS - 1).join("") + ELLIPSIS;
@@ -69,7 +104,7 @@ export class Output {
 
   /** One JSON document on stdout, on one line, so even a failing run stays line-parseable. */
   jsonLine(value: unknown): void {
-    this.ctx.stdout.write(`${JSON.stringify(value)}\n`);
+    this.ctx.stdout.write(`${terminalSafeJson(value)}\n`);
   }
 
   /** Progress or information on stderr; suppressed by `--quiet`. */
@@ -89,10 +124,55 @@ export class Output {
 
   /** A cli-table3 table on stdout; every cell goes through `tableCell`. */
   table(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
-    const style = this.colour ? { head: ["cyan"], border: ["grey"] } : { head: [], border: [] };
-    const table = new Table({ head: [...head], style });
+    const table = new Table({ head: head.map(tableCell), style: this.tableStyle() });
     for (const row of rows) table.push(row.map(tableCell));
     this.ctx.stdout.write(`${table.toString()}\n`);
+  }
+
+  /** The width human output is fitted to (see `terminalWidth`). */
+  get width(): number {
+    return terminalWidth(this.ctx.stdout, this.ctx.env);
+  }
+
+  /**
+   * A table fitted to the terminal width: one line per row, columns chosen by
+   * priority (`layoutTable`), every cell sanitised. Returns the names of the
+   * columns left out, so the caller can say how to see them.
+   */
+  fittedTable(columns: readonly LayoutColumn[], rows: readonly (readonly unknown[])[]): string[] {
+    const cells = rows.map((row) => columns.map((_, index) => tableCell(row[index])));
+    const layout = layoutTable(columns, cells, this.width);
+    const fitted = fitCells(layout, cells);
+    const table = new Table({ head: fitted.head, colWidths: fitted.colWidths, wordWrap: false, truncate: ELLIPSIS, style: this.tableStyle() });
+    for (const row of fitted.rows) table.push(row);
+    this.ctx.stdout.write(`${table.toString()}\n`);
+    return layout.hidden;
+  }
+
+  /**
+   * One record in full (08 §10): every field on its own line as `label: value`,
+   * values sanitised with their line breaks kept; long lines are wrapped to the
+   * terminal width and every continuation line is indented under the value.
+   */
+  record(fields: readonly (readonly [string, unknown])[]): void {
+    const labelWidth = Math.max(0, ...fields.map(([label]) => displayWidth(label) + 1));
+    const indent = " ".repeat(labelWidth + 1);
+    const valueWidth = this.width - indent.length;
+    for (const [label, value] of fields) {
+      const name = this.paint.bold(`${label}:`) + " ".repeat(labelWidth - displayWidth(label) - 1);
+      if (value === null || value === undefined) {
+        this.line(`${name} ${this.paint.dim("(none)")}`);
+        continue;
+      }
+      const lines = terminalText(value, { lineBreaks: "keep" })
+        .split("\n")
+        .flatMap((line) => (valueWidth >= MIN_WRAP_WIDTH ? wrapToWidth(line, valueWidth) : [line]));
+      lines.forEach((line, index) => this.line(`${index === 0 ? `${name} ` : indent}${line}`.trimEnd()));
+    }
+  }
+
+  private tableStyle(): { head: string[]; border: string[] } {
+    return this.colour ? { head: ["cyan"], border: ["grey"] } : { head: [], border: [] };
   }
 
   /** Colour helpers; identity functions when colour is off. */

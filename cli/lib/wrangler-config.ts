@@ -3,6 +3,20 @@
  * placeholder `database_id` guard (00 §3, 08 §4), the migrations directory and
  * the role of the Worker (from its `main` entry module). Wrangler itself still
  * reads the file; the CLI only looks, never writes.
+ *
+ * The CLI must see the config the way Wrangler will, or a guard could pass
+ * (or refuse) a database Wrangler would never use. Wrangler's environment
+ * rules, reproduced here:
+ * - with `--env <name>` and an `env.<name>` section, bindings such as
+ *   `d1_databases` are NOT inherited from the top level: the section's own
+ *   list is used, and a section without one has no D1 at all (Wrangler only
+ *   warns). Inheritable keys such as `main` fall back to the top level;
+ * - with `--env <name>` and no such section, Wrangler fails when the config
+ *   defines other environments (→ usage error here, before anything runs),
+ *   and uses the top level (with a warning) when it defines none.
+ * Wrangler's own reader (`unstable_readConfig` from the `wrangler` package)
+ * gives the same answers but costs about 4 s to import on the reference
+ * machine, on every CLI call; this reader takes milliseconds.
  */
 import { readFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
@@ -43,15 +57,34 @@ export function readWranglerConfig(path: string, cwd: string, envName?: string):
     throw new EnvironmentError(`cannot parse Wrangler config ${path}: ${(error as Error).message}`);
   }
   if (!isRecord(parsed)) throw new EnvironmentError(`Wrangler config ${path} is not a JSON object`);
-  const section = envName !== undefined && isRecord(parsed.env) && isRecord(parsed.env[envName]) ? parsed.env[envName] : undefined;
-  const d1 = (section?.d1_databases ?? parsed.d1_databases) as unknown;
+  const { main, d1 } = effectiveSettings(parsed, path, envName);
   return {
     path,
     absolutePath,
-    main: typeof parsed.main === "string" ? parsed.main : undefined,
+    main,
     d1Databases: Array.isArray(d1) ? d1.filter(isRecord).map((entry) => entry as D1DatabaseEntry) : [],
     raw: parsed,
   };
+}
+
+/** `main` and `d1_databases` as Wrangler resolves them for `--env` (see the header). */
+function effectiveSettings(parsed: Record<string, unknown>, path: string, envName: string | undefined): { main: string | undefined; d1: unknown } {
+  const topMain = typeof parsed.main === "string" ? parsed.main : undefined;
+  if (envName === undefined) return { main: topMain, d1: parsed.d1_databases };
+  const environments = isRecord(parsed.env) ? parsed.env : undefined;
+  const section = environments?.[envName];
+  if (isRecord(section)) {
+    // Non-inheritable: only the environment's own list counts, even when the top level has one.
+    return { main: typeof section.main === "string" ? section.main : topMain, d1: section.d1_databases };
+  }
+  const defined = Object.keys(environments ?? {});
+  if (defined.length > 0) {
+    throw new UsageError(`${path} has no environment "${envName}" (it defines ${defined.join(", ")}); Wrangler would refuse --env ${envName}`, {
+      showUsage: false,
+    });
+  }
+  // No environments at all: Wrangler warns and uses the top level.
+  return { main: topMain, d1: parsed.d1_databases };
 }
 
 /**

@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import * as childProcess from "node:child_process";
 import { colourEnabled, tableCell } from "../../cli/lib/output";
-import { installFakeWrangler, runMagnt } from "./harness";
+import { d1Rows, installFakeWrangler, runMagnt } from "./harness";
 
 vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOriginal<typeof import("node:child_process")>()), spawn: vi.fn() }));
 const spawnMock = vi.mocked(childProcess.spawn);
@@ -136,9 +136,47 @@ describe("colour predicate", () => {
     expect(colourEnabled(options, env, isTTY)).toBe(expected);
   });
 
-  it("--no-color and --json produce no escape codes even with FORCE_COLOR=1", async () => {
-    const run = await runMagnt(["probe-check", "http://127.0.0.1:1/", "--no-color"], { env: { FORCE_COLOR: "1" }, tty: true });
-    expect(run.stderr).not.toContain("\u001b[");
+  /**
+   * `review contacts` colours its table header (and `review contacts <id>` its
+   * labels). The same command is run four ways, so the "no colour" assertions
+   * can fail: colour must appear when forced, and vanish with --no-color,
+   * --json or NO_COLOR even when FORCE_COLOR=1 / a TTY would turn it on.
+   */
+  const ESC = "\u001b[";
+  const row = { contact_id: "mc_0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b", created_at: "2026-01-01T00:00:00.000Z", review_status: "pending", summary: "hello" };
+  it.each([[["review", "contacts"]], [["review", "contacts", row.contact_id]]])("%j: colour with FORCE_COLOR=1 (no TTY) and on a TTY", async (argv) => {
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const forced = await runMagnt(argv, { env: { FORCE_COLOR: "1" }, tty: false });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain(ESC);
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const tty = await runMagnt(argv, { tty: true });
+    expect(tty.stdout).toContain(ESC);
+  });
+
+  it.each([[["review", "contacts"]], [["review", "contacts", row.contact_id]]])("%j: --no-color, --json and NO_COLOR print no escape code, even with FORCE_COLOR=1 on a TTY", async (argv) => {
+    for (const [extra, env] of [
+      [["--no-color"], { FORCE_COLOR: "1" }],
+      [["--json"], { FORCE_COLOR: "1" }],
+      [[], { NO_COLOR: "1" }],
+      [[], { TERM: "dumb" }],
+    ] as const) {
+      installFakeWrangler(spawnMock, () => ({ ...d1Rows([row]), stderr: "" }));
+      const run = await runMagnt([...argv, ...extra], { env: { ...env }, tty: true });
+      expect(run.code).toBe(0);
+      expect(run.stdout).not.toContain(ESC);
+      expect(run.stderr).not.toContain(ESC);
+      expect(run.stdout).toContain((extra as readonly string[]).includes("--json") ? '"contact_id"' : "contact_id");
+    }
+  });
+
+  it("smoke's ✔/✘ lines: coloured when forced, plain with --no-color", async () => {
+    const forced = await runMagnt(["smoke", "http://127.0.0.1:1/mcp", "--timeout", "2000"], { env: { FORCE_COLOR: "1" } });
+    expect(forced.stdout).toContain(ESC);
+    const plain = await runMagnt(["smoke", "http://127.0.0.1:1/mcp", "--timeout", "2000", "--no-color"], { env: { FORCE_COLOR: "1" }, tty: true });
+    expect(plain.stdout).toContain("✘ connect");
+    expect(plain.stdout).not.toContain(ESC);
+    expect(plain.stderr).not.toContain(ESC);
   });
 });
 

@@ -1,12 +1,17 @@
 /**
  * `magnt review` (08 §10): the exact SQL of 09 §4 (tests excluded unless
  * `--include-tests`, `LIMIT n`), limit bounds, missing tables, the table view
- * and the full-value JSON view.
+ * fitted to the terminal width, the single-record view, the full-value JSON
+ * views, and that no escape sequence, control or bidirectional character
+ * stored by a visitor ever reaches the owner's terminal.
  */
 import { describe, expect, it, vi } from "vitest";
 import * as childProcess from "node:child_process";
-import { reviewSql } from "../../cli/commands/review";
-import { d1Error, d1Rows, installFakeWrangler, runMagnt, sqlOf, tempProject } from "./harness";
+import { REVIEW_SOURCES, reviewRecordSql, reviewSql, type ReviewKind } from "../../cli/commands/review";
+import type { CliContext } from "../../cli/lib/context";
+import { displayWidth } from "../../cli/lib/terminal-text";
+import { runCli } from "../../cli/program";
+import { d1Error, d1Rows, installFakeWrangler, REPO_ROOT, runMagnt, sqlOf, tempProject } from "./harness";
 
 vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOriginal<typeof import("node:child_process")>()), spawn: vi.fn() }));
 const spawnMock = vi.mocked(childProcess.spawn);
@@ -105,5 +110,290 @@ describe("magnt review", () => {
     const run = await runMagnt(["review", "contacts", "--remote"], { cwd: tempProject({ realId: true }) });
     expect(run.code).toBe(0);
     expect(calls[0]!.args).toContain("--remote");
+  });
+});
+
+const CONTACT_ID = "mc_0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
+const SIGNAL_ID = "ts_0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
+const OBSERVATION_ID = "ob_0123456789abcdef0123456789abcdef";
+const DRAFT_ID = "dr_0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
+const CREATED = "2026-01-01T00:00:00.000Z";
+
+/**
+ * Every character class a terminal may act on, written independently of the
+ * implementation: C0 (except the line feed the record view may keep), DEL,
+ * C1, U+2028/U+2029, bidi embeddings/overrides/isolates and the LRM/RLM/ALM marks.
+ */
+const TERMINAL_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
+/** The hazards a visitor could store, each wrapped as `before<hazard>after` in every field. */
+const HAZARDS: [string, string, { swallowsRest?: true }?][] = [
+  ["CSI colour", "\u001b[31;1mRED\u001b[0m"],
+  ["CSI clear screen and cursor home", "\u001b[2J\u001b[H"],
+  ["CSI cursor up and erase line", "\u001b[1A\u001b[2K"],
+  ["CSI private mode (hide cursor)", "\u001b[?25l"],
+  ["OSC title, BEL-terminated", "\u001b]0;OSCPAYLOAD\u0007"],
+  ["OSC 8 hyperlink, ST-terminated", "\u001b]8;;https://OSCPAYLOAD.example/\u001b\\link\u001b]8;;\u001b\\"],
+  ["OSC 52 clipboard write", "\u001b]52;c;T1NDUEFZTE9BRA==\u0007"],
+  // A terminal would swallow everything after an unterminated string control; so does the sanitiser.
+  ["OSC unterminated", "\u001b]2;OSCPAYLOAD", { swallowsRest: true }],
+  ["DCS string", "\u001bPq#0;2;0;0;0OSCPAYLOAD\u001b\\"],
+  ["APC string", "\u001b_OSCPAYLOAD\u001b\\"],
+  ["8-bit CSI", "\u009b31m"],
+  ["8-bit OSC with 8-bit ST", "\u009d0;OSCPAYLOAD\u009c"],
+  ["ESC c (full reset)", "\u001bc"],
+  ["ESC ( 0 (line-drawing charset)", "\u001b(0"],
+  ["ESC 7 / ESC 8 (save/restore cursor)", "\u001b7\u001b8"],
+  // ESC + "a" is itself a two-character sequence, so the "a" of "after" goes with it.
+  ["lone ESC", "\u001b", { swallowsRest: true }],
+  ["ESC before a control", "\u001b\u0000"],
+  ["NUL", "\u0000"],
+  ["BEL", "\u0007"],
+  ["backspace", "\b\b\b"],
+  ["carriage return", "\r"],
+  ["vertical tab and form feed", "\u000b\u000c"],
+  ["unit separator", "\u001f"],
+  ["DEL", "\u007f"],
+  ["C1 NEL", "\u0085"],
+  ["other C1 controls", "\u0080\u008d\u0099\u009a"],
+  ["8-bit DCS with 8-bit ST", "\u0090OSCPAYLOAD\u009c"],
+  ["U+2028 line separator", "\u2028"],
+  ["U+2029 paragraph separator", "\u2029"],
+  ["LRE/RLE/PDF/LRO/RLO", "\u202a\u202b\u202c\u202d\u202e"],
+  ["LRI/RLI/FSI/PDI", "\u2066\u2067\u2068\u2069"],
+  ["LRM/RLM/ALM marks", "\u200e\u200f\u061c"],
+  ["tab", "\t"],
+];
+
+function contactRow(text: string): Record<string, unknown> {
+  return {
+    contact_id: CONTACT_ID,
+    created_at: CREATED,
+    review_status: text,
+    intent: text,
+    summary: text,
+    what_you_need_from_human: text,
+    agent_identity: text,
+    operator: text,
+    reply_to: text,
+    found_via: text,
+    previous_contact_id: text,
+    self_reported_test: 0,
+  };
+}
+
+/** Runs the CLI with a TTY stdout that reports `columns` (as `process.stdout` does). */
+async function runOnTerminal(argv: string[], columns: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const ctx: CliContext = {
+    stdout: Object.assign({ write: (chunk: string) => (stdout += chunk), isTTY: true }, { columns }),
+    stderr: { write: (chunk: string) => (stderr += chunk), isTTY: true },
+    stdin: { isTTY: true },
+    env: { PATH: process.env.PATH, NO_COLOR: "1" },
+    cwd: REPO_ROOT,
+    wranglerTimeoutMs: { local: 60_000, remote: 120_000 },
+    signals: { on: () => undefined, off: () => undefined },
+  };
+  const code = await runCli(argv, ctx);
+  return { code, stdout, stderr };
+}
+
+const widthsOf = (stdout: string): number[] => stdout.split("\n").filter((line) => line !== "").map(displayWidth);
+
+describe("visitor text never drives the terminal", () => {
+  it.each(HAZARDS)("%s: removed from every cell of the table and of the record view", async (_name, hazard, flags) => {
+    const row = contactRow(`before${hazard}after`);
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const table = await runMagnt(["review", "contacts"], { env: { COLUMNS: "400" } });
+    expect(table.code).toBe(0);
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const record = await runMagnt(["review", "contacts", CONTACT_ID]);
+    expect(record.code).toBe(0);
+    for (const output of [table.stdout.replace(/\n/g, ""), record.stdout.replace(/\n/g, ""), table.stderr, record.stderr]) {
+      expect(output).not.toMatch(TERMINAL_CONTROL);
+      expect(output).not.toContain("\u001b");
+      expect(output).not.toContain("OSCPAYLOAD");
+    }
+    // The visible text around the hazard survives, in all nine visitor fields of the record view.
+    expect(record.stdout.match(/before/g)).toHaveLength(9);
+    if (flags?.swallowsRest !== true) expect(record.stdout.match(/after/g)).toHaveLength(9);
+    expect(table.stdout).toContain("before");
+    // Every table row stays one line, and every line has the same width.
+    expect(new Set(widthsOf(table.stdout)).size).toBe(1);
+  });
+
+  it("all hazards at once, at 80 columns: no control character and no line wider than 80", async () => {
+    const row = contactRow(HAZARDS.map(([, hazard]) => `x${hazard}y`).join(" "));
+    installFakeWrangler(spawnMock, () => d1Rows([row, row]));
+    const run = await runMagnt(["review", "contacts", "--include-tests"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.replace(/\n/g, "")).not.toMatch(TERMINAL_CONTROL);
+    expect(Math.max(...widthsOf(run.stdout))).toBeLessThanOrEqual(80);
+  });
+
+  it("line breaks are ⏎ in the table and indented lines in the record view", async () => {
+    const row = { signal_id: SIGNAL_ID, created_at: CREATED, goal: "one\r\ntwo\rthree\nfour", blocker: null, tried: null, learned: null, status: "active", self_reported_test: 1 };
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    expect((await runMagnt(["review", "signals"])).stdout).toContain("one⏎two⏎three⏎four");
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const record = await runMagnt(["review", "signals", SIGNAL_ID]);
+    const lines = record.stdout.split("\n");
+    const goal = lines.findIndex((line) => line.startsWith("goal:"));
+    expect(lines[goal]).toMatch(/^goal: +one$/);
+    const indent = lines[goal]!.indexOf("one");
+    expect(lines.slice(goal + 1, goal + 4)).toEqual(["two", "three", "four"].map((word) => `${" ".repeat(indent)}${word}`));
+  });
+
+  it("--json keeps raw values, every control written as a JSON escape (also DEL, C1 and bidi, which JSON.stringify leaves raw)", async () => {
+    const row = contactRow(`a${HAZARDS.map(([, hazard]) => hazard).join("")}z`);
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const list = await runMagnt(["review", "contacts", "--json"]);
+    expect(list.stdout.replace(/\n$/, "")).not.toMatch(TERMINAL_CONTROL);
+    expect(JSON.parse(list.stdout)).toEqual([row]);
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const record = await runMagnt(["review", "contacts", CONTACT_ID, "--json"]);
+    expect(record.stdout.replace(/\n$/, "")).not.toMatch(TERMINAL_CONTROL);
+    expect(JSON.parse(record.stdout)).toEqual(row);
+  });
+});
+
+describe("the table fits the terminal", () => {
+  const long = "word ".repeat(100).trim();
+  const rows = (count: number): Record<string, unknown>[] =>
+    Array.from({ length: count }, (_, i) => ({ ...contactRow(`${long} ${i}`), contact_id: CONTACT_ID.replace(/.$/, String(i)), review_status: "pending" }));
+
+  it.each([80, 100, 120, 160, 240])("a TTY of %i columns: every line fits, ids whole, one line per row", async (columns) => {
+    installFakeWrangler(spawnMock, () => d1Rows(rows(3)));
+    const run = await runOnTerminal(["review", "contacts"], columns);
+    expect(run.code).toBe(0);
+    const widths = widthsOf(run.stdout);
+    expect(Math.max(...widths)).toBeLessThanOrEqual(columns);
+    expect(Math.max(...widths)).toBeGreaterThanOrEqual(columns - 3);
+    for (let i = 0; i < 3; i += 1) {
+      const id = CONTACT_ID.replace(/.$/, String(i));
+      expect(run.stdout.split("\n").filter((line) => line.includes(id))).toHaveLength(1);
+    }
+    expect(run.stdout).toContain("…");
+    // A date column, when shown, is never cut.
+    if (run.stdout.includes("created_at")) expect(run.stdout).toContain(CREATED);
+  });
+
+  it("without a TTY the width is 80 (or COLUMNS)", async () => {
+    installFakeWrangler(spawnMock, () => d1Rows(rows(2)));
+    const plain = await runMagnt(["review", "contacts"]);
+    expect(Math.max(...widthsOf(plain.stdout))).toBe(80);
+    installFakeWrangler(spawnMock, () => d1Rows(rows(2)));
+    const wide = await runMagnt(["review", "contacts"], { env: { COLUMNS: "132" } });
+    expect(Math.max(...widthsOf(wide.stdout))).toBe(132);
+  });
+
+  it("at 80 columns: the id and the main text are shown, the rest is named on stderr", async () => {
+    installFakeWrangler(spawnMock, () => d1Rows(rows(1)));
+    const run = await runMagnt(["review", "contacts"]);
+    expect(run.stdout).toContain("contact_id");
+    expect(run.stdout).toContain("summary");
+    expect(run.stdout).toContain(CONTACT_ID.replace(/.$/, "0"));
+    expect(run.stderr).toContain("not shown at 80 columns: created_at, review_status");
+    expect(run.stderr).toContain("magnt review contacts <contact_id>");
+  });
+
+  it("wide text (CJK, emoji) is measured in columns, not code points", async () => {
+    const row = { observation_id: OBSERVATION_ID, created_at: CREATED, goal: "漢字😀".repeat(40), blocker: "é".repeat(80), tried: null };
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const run = await runMagnt(["review", "observed"]);
+    expect(new Set(widthsOf(run.stdout))).toEqual(new Set([80]));
+  });
+
+  it.each(Object.keys(REVIEW_SOURCES) as ReviewKind[])("%s: an empty result still renders a header that fits", async (kind) => {
+    installFakeWrangler(spawnMock, () => d1Rows([]));
+    const run = await runMagnt(["review", kind]);
+    expect(run.code).toBe(0);
+    expect(Math.max(...widthsOf(run.stdout))).toBeLessThanOrEqual(80);
+    expect(run.stdout).toContain(REVIEW_SOURCES[kind].id.column);
+  });
+});
+
+describe("one record in full", () => {
+  const RECORDS: [ReviewKind, string, string][] = [
+    ["contacts", CONTACT_ID, `SELECT contact_id, created_at, review_status, intent, summary, what_you_need_from_human, agent_identity, operator, reply_to, found_via, previous_contact_id, self_reported_test FROM contacts WHERE contact_id = '${CONTACT_ID}';`],
+    ["signals", SIGNAL_ID, `SELECT signal_id, created_at, goal, blocker, tried, learned, status, self_reported_test FROM task_signals WHERE signal_id = '${SIGNAL_ID}';`],
+    ["observed", OBSERVATION_ID, `SELECT observation_id, created_at, goal, blocker, tried, self_reported_test FROM observed_task_signals WHERE observation_id = '${OBSERVATION_ID}';`],
+    ["drafts", DRAFT_ID, `SELECT d.draft_id, d.contact_id, d.revision, d.created_at, d.updated_at, d.body, c.self_reported_test FROM owner_drafts d JOIN contacts c ON c.contact_id = d.contact_id WHERE d.draft_id = '${DRAFT_ID}';`],
+  ];
+
+  it.each(RECORDS)("%s <id>: the SQL selects that row by its key, test rows included", async (kind, recordId, sql) => {
+    expect(reviewRecordSql(kind, recordId)).toBe(sql);
+    const { calls } = installFakeWrangler(spawnMock, () => d1Rows([]));
+    await runMagnt(["review", kind, recordId.toUpperCase().replace(/^[A-Z]{2}_/, (p) => p.toLowerCase())]);
+    expect(sqlOf(calls[0]!.args)).toBe(sql);
+  });
+
+  it("prints every field on its own line, long values wrapped under the value column", async () => {
+    const summary = `${"lorem ipsum ".repeat(30).trim()}`;
+    installFakeWrangler(spawnMock, () => d1Rows([{ ...contactRow("short"), summary, operator: null, self_reported_test: 0 }]));
+    const run = await runMagnt(["review", "contacts", CONTACT_ID]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split("\n").filter((line) => line !== "");
+    for (const column of [...REVIEW_SOURCES.contacts.columns.map((c) => c.name), "self_reported_test"]) {
+      expect(lines.filter((line) => line.startsWith(`${column}:`))).toHaveLength(1);
+    }
+    expect(lines.find((line) => line.startsWith("operator:"))).toMatch(/^operator: +\(none\)$/);
+    expect(Math.max(...lines.map(displayWidth))).toBeLessThanOrEqual(80);
+    const first = lines.findIndex((line) => line.startsWith("summary:"));
+    const indent = lines[first]!.indexOf("lorem");
+    const next = lines.findIndex((line, index) => index > first && !line.startsWith(" "));
+    const continuation = lines.slice(first + 1, next);
+    for (const line of continuation) expect(line).toMatch(new RegExp(`^ {${indent}}\\S`));
+    expect(continuation.length).toBeGreaterThan(1);
+    expect([lines[first]!.slice(indent), ...continuation.map((line) => line.slice(indent))].join(" ")).toBe(summary);
+  });
+
+  it("--json prints the row object", async () => {
+    const row = contactRow("v");
+    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    const run = await runMagnt(["review", "contacts", CONTACT_ID, "--json"]);
+    expect(run.code).toBe(0);
+    expect(run.lines).toHaveLength(1);
+    expect(JSON.parse(run.stdout)).toEqual(row);
+  });
+
+  it("an unknown id → exit 1 (no such record), with the --json error object", async () => {
+    installFakeWrangler(spawnMock, () => d1Rows([]));
+    const run = await runMagnt(["review", "signals", SIGNAL_ID, "--json"]);
+    expect(run.code).toBe(1);
+    expect(run.lines).toHaveLength(1);
+    expect(run.lastJson()).toEqual({ error: { code: "check_failed", message: `no signal ${SIGNAL_ID}` } });
+  });
+
+  it.each([
+    ["contacts", SIGNAL_ID],
+    ["signals", CONTACT_ID],
+    ["observed", "ob_123"],
+    ["drafts", "dr_x'; DROP TABLE owner_drafts;--"],
+    ["contacts", `${CONTACT_ID}' OR '1'='1`],
+    ["contacts", "mc_\u001b[31m"],
+  ])("review %s %j → exit 2, nothing spawned", async (kind, bad) => {
+    const { calls } = installFakeWrangler(spawnMock, () => d1Rows([]));
+    const run = await runMagnt(["review", kind, bad, "--json"]);
+    expect(run.code).toBe(2);
+    expect(calls).toHaveLength(0);
+    expect(run.lastJson()).toEqual({ error: { code: "usage", message: expect.stringContaining("not a") } });
+    expect(run.stderr).not.toContain("\u001b[31m");
+  });
+
+  it("a missing table → exit 3 naming the migration, as for the list", async () => {
+    installFakeWrangler(spawnMock, () => d1Error("no such table: owner_drafts: SQLITE_ERROR"));
+    const run = await runMagnt(["review", "drafts", DRAFT_ID]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("0006_owner_state.sql");
+  });
+
+  it("--help explains the id argument", async () => {
+    const run = await runMagnt(["review", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("[id]");
+    expect(run.stdout).toMatch(/mc_… \(contacts\), ts_…\s+\(signals\), ob_… \(observed\)/);
+    expect(run.stdout).toContain("80 columns");
   });
 });

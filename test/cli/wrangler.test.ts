@@ -2,16 +2,20 @@
  * How Wrangler is invoked (08 §4), with `child_process.spawn` stubbed: always
  * `process.execPath` + the resolved `wrangler/bin/wrangler.js`, `shell: false`,
  * the offline environment (+ `CI=1` for migrations apply), the common
- * arguments, the time limit, stderr forwarding and `d1 execute --json` parsing.
+ * arguments, the time limit, stderr forwarding and `d1 execute --json` parsing;
+ * and reading configs the way Wrangler does (environments do not inherit
+ * `d1_databases`), checked against Wrangler's own reader.
  */
 import { describe, expect, it, vi } from "vitest";
 import * as childProcess from "node:child_process";
-import { realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseD1Json, D1QueryError } from "../../cli/lib/d1";
-import { EnvironmentError } from "../../cli/lib/errors";
-import { d1Error, d1Rows, installFakeWrangler, runMagnt, sqlOf } from "./harness";
+import { EnvironmentError, UsageError } from "../../cli/lib/errors";
+import { readWranglerConfig } from "../../cli/lib/wrangler-config";
+import { d1Error, d1Rows, installFakeWrangler, repoMigrationNames, runMagnt, sqlOf } from "./harness";
 
 vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOriginal<typeof import("node:child_process")>()), spawn: vi.fn() }));
 const spawnMock = vi.mocked(childProcess.spawn);
@@ -64,7 +68,7 @@ describe("spawning Wrangler", () => {
         return { code: 0, stdout: "applied\n" };
       }
       return applied
-        ? d1Rows([{ name: "0001_contacts.sql" }, { name: "0002_task_signals.sql" }, { name: "0003_observed_task_signals.sql" }])
+        ? d1Rows(repoMigrationNames().map((name) => ({ name })))
         : d1Error("no such table: d1_migrations: SQLITE_ERROR");
     });
     const run = await runMagnt(["migrate"]);
@@ -132,5 +136,95 @@ describe("parseD1Json", () => {
   it("anything else is an environment error", () => {
     expect(() => parseD1Json("not json", 1, "boom")).toThrow(EnvironmentError);
     expect(() => parseD1Json('{"unexpected":true}', 0, "")).toThrow(EnvironmentError);
+  });
+});
+
+describe("reading a config with Wrangler's environment rules", () => {
+  const REAL_ID = "3f2a8c1e-5b7d-4e9f-a1c3-5d7e9f1a3b5c";
+  const PLACEHOLDER = "00000000-0000-0000-0000-000000000000";
+  const db = (name: string, id: string): Record<string, string> => ({ binding: "CONTACTS", database_name: name, database_id: id });
+  const CONFIGS = {
+    /** Top level carries the placeholder; staging has its own real database; bare has none; other overrides main. */
+    withEnvs: {
+      name: "w",
+      main: "worker/entries/monolith.ts",
+      compatibility_date: "2026-04-01",
+      d1_databases: [db("top", PLACEHOLDER)],
+      env: { staging: { d1_databases: [db("staging", REAL_ID)] }, bare: {}, other: { main: "worker/entries/core.ts", d1_databases: [db("other", PLACEHOLDER)] } },
+    },
+    /** Top level real; staging overrides it with the placeholder. */
+    placeholderInEnv: {
+      name: "w",
+      main: "worker/entries/monolith.ts",
+      compatibility_date: "2026-04-01",
+      d1_databases: [db("top", REAL_ID)],
+      env: { staging: { d1_databases: [db("staging", PLACEHOLDER)] } },
+    },
+    /** No environments at all. */
+    noEnvs: { name: "w", main: "worker/entries/monolith.ts", compatibility_date: "2026-04-01", d1_databases: [db("top", PLACEHOLDER)] },
+  } as const;
+
+  function writeConfigs(): string {
+    const dir = mkdtempSync(join(tmpdir(), "magnt-envs-"));
+    for (const [name, config] of Object.entries(CONFIGS)) writeFileSync(join(dir, `${name}.jsonc`), `// ${name}\n${JSON.stringify(config, null, 2).replace(/\n}$/, ",\n}")}\n`);
+    return dir;
+  }
+
+  const CASES: [keyof typeof CONFIGS, string | undefined, { ids: string[]; main: string } | "unknown_env"][] = [
+    ["withEnvs", undefined, { ids: [PLACEHOLDER], main: "monolith.ts" }],
+    ["withEnvs", "staging", { ids: [REAL_ID], main: "monolith.ts" }],
+    ["withEnvs", "bare", { ids: [], main: "monolith.ts" }],
+    ["withEnvs", "other", { ids: [PLACEHOLDER], main: "core.ts" }],
+    ["withEnvs", "nope", "unknown_env"],
+    ["placeholderInEnv", undefined, { ids: [REAL_ID], main: "monolith.ts" }],
+    ["placeholderInEnv", "staging", { ids: [PLACEHOLDER], main: "monolith.ts" }],
+    ["noEnvs", undefined, { ids: [PLACEHOLDER], main: "monolith.ts" }],
+    ["noEnvs", "anything", { ids: [PLACEHOLDER], main: "monolith.ts" }],
+  ];
+
+  it.each(CASES)("%s with --env %s: d1_databases are not inherited by an environment", (config, env, expected) => {
+    const dir = writeConfigs();
+    if (expected === "unknown_env") {
+      expect(() => readWranglerConfig(`${config}.jsonc`, dir, env)).toThrow(UsageError);
+      return;
+    }
+    const read = readWranglerConfig(`${config}.jsonc`, dir, env);
+    expect(read.d1Databases.map((entry) => entry.database_id)).toEqual(expected.ids);
+    expect(read.main?.split("/").at(-1)).toBe(expected.main);
+  });
+
+  it("agrees with Wrangler's own reader (unstable_readConfig) on every case", { timeout: 60_000 }, async () => {
+    const dir = writeConfigs();
+    const wrangler = (await import("wrangler")) as unknown as {
+      unstable_readConfig(args: { config: string; env?: string }, options: { hideWarnings: boolean }): { d1_databases: { database_id?: string }[]; main?: string };
+    };
+    for (const [config, env, expected] of CASES) {
+      const path = join(dir, `${config}.jsonc`);
+      if (expected === "unknown_env") {
+        expect(() => wrangler.unstable_readConfig({ config: path, env }, { hideWarnings: true })).toThrow(/No environment found/);
+        continue;
+      }
+      const theirs = wrangler.unstable_readConfig({ config: path, ...(env === undefined ? {} : { env }) }, { hideWarnings: true });
+      const ours = readWranglerConfig(path, dir, env);
+      expect(ours.d1Databases.map((entry) => entry.database_id), `${config} --env ${String(env)}`).toEqual(theirs.d1_databases.map((entry) => entry.database_id));
+      expect(ours.main?.split("/").at(-1)).toBe(theirs.main?.split("/").at(-1));
+    }
+  });
+
+  it("the remote guard follows the environment: the top-level placeholder does not refuse --env staging, and an env placeholder does", async () => {
+    const dir = writeConfigs();
+    const { calls } = installFakeWrangler(spawnMock, () => d1Rows([]));
+    const staging = await runMagnt(["review", "contacts", "--remote", "--config", "withEnvs.jsonc", "--env", "staging"], { cwd: dir });
+    expect(staging.code).toBe(0);
+    expect(calls[0]!.args).toEqual(expect.arrayContaining(["--env", "staging", "--remote"]));
+    const top = await runMagnt(["review", "contacts", "--remote", "--config", "withEnvs.jsonc"], { cwd: dir });
+    expect(top.code).toBe(2);
+    const envPlaceholder = await runMagnt(["review", "contacts", "--remote", "--config", "placeholderInEnv.jsonc", "--env", "staging"], { cwd: dir });
+    expect(envPlaceholder.code).toBe(2);
+    expect(envPlaceholder.stderr).toContain("placeholder database_id");
+    const unknown = await runMagnt(["review", "contacts", "--remote", "--config", "withEnvs.jsonc", "--env", "nope", "--json"], { cwd: dir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.lastJson()).toEqual({ error: { code: "usage", message: expect.stringContaining('no environment "nope"') } });
+    expect(calls).toHaveLength(1);
   });
 });

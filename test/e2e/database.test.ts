@@ -1,13 +1,17 @@
 /**
  * (c) The database commands of the built CLI against a temporary local D1
  * (`--persist-to`): migrate --list and apply, review of the smoke's test rows,
- * signals hide/unhide changing the database, probe-check of a live door, and
- * (d) nothing ever prompts when stdin is not a TTY.
+ * signals hide/unhide changing the database, probe-check of a live door,
+ * (d) nothing ever prompts when stdin is not a TTY, and (e) a stored contact
+ * full of escape sequences and bidi controls reaches the terminal clean and
+ * within 80 columns.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { freePort, jsonLines, magnt, MAGNT_BIN, REPO_ROOT, removeTempDirs, startDoor, stopAllDoors, tempDir, type Door } from "./helpers";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { freePort, jsonLines, magnt, MAGNT_BIN, OFFLINE_ENV, REPO_ROOT, removeTempDirs, startDoor, stopAllDoors, tempDir, type Door } from "./helpers";
 
 const MIGRATIONS = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, "migrations", "checksums.json"), "utf8")) as Record<string, string>).sort();
 let state = "";
@@ -84,10 +88,15 @@ describe("review and signals after a smoke run", () => {
     expect((await magnt(["review", "observed", "--json", ...local()])).stdout.trim()).toBe("[]");
   });
 
-  it("review drafts: missing table → exit 3 naming 0006", async () => {
-    const run = await magnt(["review", "drafts", ...local()]);
-    expect(run.code).toBe(3);
-    expect(run.stderr).toContain("0006_owner_state.sql");
+  it("review drafts: an empty list once 0006 is applied (before 0006 exists: exit 3 naming it)", async () => {
+    const run = await magnt(["review", "drafts", "--json", ...local()]);
+    if (MIGRATIONS.includes("0006_owner_state.sql")) {
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual([]);
+    } else {
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain("0006_owner_state.sql");
+    }
   });
 
   it("signals hide / unhide change the database", async () => {
@@ -125,5 +134,83 @@ describe("no prompts without a TTY", () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toContain("placeholder database_id");
     }
+  });
+});
+
+describe("visitor text in the owner's terminal", () => {
+  const HOSTILE_ID = "mc_1b0e7c55-0d3f-4a6e-9c1d-2e3f4a5b6c7d";
+  /** Escape sequences and controls of every family, and every bidi control, around visible words. */
+  const HOSTILE =
+    "intro \u001b[31;1mred\u001b[0m \u001b[2J\u001b[H cleared \u001b]0;TITLEPAYLOAD\u0007 " +
+    "\u001b]8;;https://LINKPAYLOAD.example/\u001b\\link\u001b]8;;\u001b\\ \u001b]52;c;Q0xJUA==\u0007 \u001bPDCSPAYLOAD\u001b\\ " +
+    "\u009b31m \u009dOSC8BIT\u009c \u001bc \u001b(0 \u001b7 \b\b \r over \u000b\u000c\u001f\u007f \u0085\u0080 " +
+    "\u2028\u2029 \u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c evil " +
+    "and a long tail so that the value has to be cut to fit the table: " + "lorem ipsum ".repeat(20) + "\n second line";
+  const TERMINAL_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
+  /** A SQL expression for `text` built from quoted printable runs and char(n) for every control (no raw control in argv). */
+  function sqlText(text: string): string {
+    const parts: string[] = [];
+    let run = "";
+    for (const char of text) {
+      if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/.test(char)) {
+        if (run !== "") parts.push(`'${run.replace(/'/g, "''")}'`);
+        run = "";
+        parts.push(`char(${char.codePointAt(0)})`);
+      } else run += char;
+    }
+    if (run !== "") parts.push(`'${run.replace(/'/g, "''")}'`);
+    return parts.join(" || ");
+  }
+
+  beforeAll(() => {
+    const fields = ["review_status", "summary", "intent", "what_you_need_from_human", "agent_identity", "operator", "reply_to", "found_via", "previous_contact_id"];
+    const sql =
+      `INSERT INTO contacts (contact_id, created_at, ${fields.join(", ")}, self_reported_test, submission_id, payload_hash) VALUES ` +
+      `('${HOSTILE_ID}', '2030-01-01T00:00:00.000Z', ${fields.map(() => sqlText(HOSTILE)).join(", ")}, 0, 'e2e-hostile-submission', 'e2e')`;
+    const wrangler = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+    const run = spawnSync(process.execPath, [wrangler, "d1", "execute", "CONTACTS", "--config", "wrangler.local.jsonc", "--local", "--persist-to", state, "--command", sql], {
+      cwd: REPO_ROOT,
+      env: OFFLINE_ENV,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+  });
+
+  it("the hostile contact really is stored with its control characters (--json shows raw values)", async () => {
+    const run = await magnt(["review", "contacts", HOSTILE_ID, "--json", ...local()]);
+    expect(run.code).toBe(0);
+    const row = JSON.parse(run.stdout) as Record<string, unknown>;
+    for (const field of ["summary", "intent", "agent_identity", "reply_to", "previous_contact_id"]) expect(row[field]).toBe(HOSTILE);
+    expect(run.stdout.trimEnd()).not.toMatch(TERMINAL_CONTROL);
+  });
+
+  it("magnt review contacts prints no control character and fits 80 columns", async () => {
+    const run = await magnt(["review", "contacts", ...local()]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(HOSTILE_ID);
+    expect(run.stdout).toContain("intro red");
+    expect(run.stdout.replace(/\n/g, "")).not.toMatch(TERMINAL_CONTROL);
+    for (const payload of ["TITLEPAYLOAD", "LINKPAYLOAD", "DCSPAYLOAD", "OSC8BIT"]) expect(run.stdout).not.toContain(payload);
+    const lines = run.stdout.split("\n").filter((line) => line !== "");
+    // Box drawing, ASCII, … and ⏎ are one column each, so code points are columns here.
+    for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(80);
+    expect(lines.filter((line) => line.includes(HOSTILE_ID))).toHaveLength(1);
+  });
+
+  it("magnt review contacts <id> prints every field on its own line, clean", async () => {
+    const run = await magnt(["review", "contacts", HOSTILE_ID, ...local()]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.replace(/\n/g, "")).not.toMatch(TERMINAL_CONTROL);
+    expect(run.stdout).not.toContain("TITLEPAYLOAD");
+    expect(run.stdout.match(/^summary: +intro red/m)).not.toBeNull();
+    expect(run.stdout.match(/second line/g)).toHaveLength(9);
+    for (const line of run.stdout.split("\n")) expect(Array.from(line).length).toBeLessThanOrEqual(80);
+  });
+
+  it("an unknown contact id → exit 1; a malformed one → exit 2", async () => {
+    expect((await magnt(["review", "contacts", "mc_00000000-0000-4000-8000-000000000000", ...local()])).code).toBe(1);
+    expect((await magnt(["review", "contacts", "mc_x' OR '1'='1", ...local()])).code).toBe(2);
   });
 });

@@ -2,11 +2,14 @@
  * (b) The built CLI's `smoke` as a child process against `magnt dev`: plain,
  * `--submit-test`, `--shared-memory-test`, both in auto (2026-07-28) and
  * `--legacy` (2025-11-25) modes; `--json` lines; a wrong URL → exit 3; the
- * synthetic task text never appears in any smoke output (canary, checked
- * against the observations the door actually stored); SIGTERM to `magnt dev`
- * is forwarded and ends the door with exit 0.
+ * synthetic task text, the test contact's summary and the profile's prose
+ * never appear in any smoke output (canary, checked against what the door
+ * actually stored and serves); SIGTERM to `magnt dev` is forwarded and ends
+ * the door with exit 0.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { PROFILE_RESOURCE_URI } from "../../worker/contracts";
 import { freePort, jsonLines, magnt, MAGNT_BIN, portAnswers, removeTempDirs, startDoor, stopAllDoors, tempDir, type CliRun, type Door } from "./helpers";
 
 let door: Door | undefined;
@@ -97,6 +100,23 @@ describe("magnt smoke against magnt dev", () => {
     }
   });
 
+  it("canary: neither the test contact's summary nor the profile's prose appears in any smoke output", async () => {
+    const review = await magnt(["review", "contacts", "--include-tests", "--limit", "1000", "--json", "--persist-to", state]);
+    expect(review.code).toBe(0);
+    const contacts = (JSON.parse(review.stdout) as { found_via: string | null; summary: string }[]).filter((row) => row.found_via === "magnt smoke");
+    // --submit-test ran three times above (auto, both flags --json, --legacy).
+    expect(contacts.length).toBeGreaterThanOrEqual(3);
+    const prose = proseOf(await readProfile(door!.mcp));
+    expect(prose.length).toBeGreaterThanOrEqual(3);
+    const fragments = [...new Set([...contacts.map((row) => row.summary), ...prose].flatMap(fourWordWindows))];
+    for (const run of outputs) {
+      for (const fragment of fragments) {
+        expect(run.stdout).not.toContain(fragment);
+        expect(run.stderr).not.toContain(fragment);
+      }
+    }
+  });
+
   it("SIGTERM to magnt dev is forwarded to Wrangler: the door stops and magnt exits 0", async () => {
     const { child, port } = door!;
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -105,3 +125,30 @@ describe("magnt smoke against magnt dev", () => {
     await expect.poll(() => portAnswers(port), { timeout: 10_000 }).toBe(false);
   });
 });
+
+/** The profile exactly as the door serves it, read with the official client (no smoke code involved). */
+async function readProfile(mcpUrl: string): Promise<unknown> {
+  const client = new Client({ name: "e2e-canary", version: "0.0.0" }, { versionNegotiation: { mode: "legacy" } });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+    const first = (await client.readResource({ uri: PROFILE_RESOURCE_URI })).contents[0];
+    if (first === undefined || !("text" in first) || typeof first.text !== "string") throw new Error("profile has no text");
+    return JSON.parse(first.text) as unknown;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Every string of four or more words in a JSON value: the profile's prose. */
+function proseOf(value: unknown): string[] {
+  if (typeof value === "string") return value.trim().split(/\s+/).length >= 4 ? [value] : [];
+  if (Array.isArray(value)) return value.flatMap(proseOf);
+  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(proseOf);
+  return [];
+}
+
+/** Every run of four consecutive words (a partial echo counts as a leak too). */
+function fourWordWindows(text: string): string[] {
+  const words = text.split(/\s+/).filter((word) => word !== "");
+  return Array.from({ length: Math.max(0, words.length - 3) }, (_, i) => words.slice(i, i + 4).join(" "));
+}
