@@ -12,7 +12,7 @@
  * validated against its id regex before anything runs (08 §4).
  */
 import type { Command } from "commander";
-import { CONTACT_ID_PATTERN, MIGRATION_FOR_TABLE, OBSERVATION_ID_PATTERN, SIGNAL_ID_PATTERN } from "../../worker/contracts";
+import { CONTACT_ID_PATTERN, DRAFT_ID_PATTERN, MIGRATION_FOR_TABLE, OBSERVATION_ID_PATTERN, SIGNAL_ID_PATTERN } from "../../worker/contracts";
 import { defineAction, examples, type CommandRuntime } from "../lib/command";
 import type { CliContext } from "../lib/context";
 import { d1Query, isMissingTable, type Row } from "../lib/d1";
@@ -25,13 +25,6 @@ import { resolveTarget, type D1Target } from "../lib/target";
 export const REVIEW_KINDS = ["contacts", "signals", "observed", "drafts"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_LIMIT = { default: 50, min: 1, max: 1000 } as const;
-
-/**
- * A draft id as the owner tools accept it (06 §5: `^dr_[0-9a-f-]{36}$`).
- * worker/contracts has no draft pattern yet; when it gains one
- * (`DRAFT_ID_PATTERN` in ids.ts), import it here instead.
- */
-export const DRAFT_ID_PATTERN = /^dr_[0-9a-f-]{36}$/;
 
 /**
  * One review source of 09 §4, declared once: the SELECT list and the table

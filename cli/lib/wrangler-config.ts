@@ -23,6 +23,7 @@ import { basename, dirname, resolve } from "node:path";
 import { D1_BINDING, PLACEHOLDER_DATABASE_ID, ROLES, type Role } from "../../worker/contracts";
 import { EnvironmentError, UsageError } from "./errors";
 import { parseJsonc } from "./jsonc";
+import { isRecord } from "../../worker/contracts/guards";
 
 export interface D1DatabaseEntry {
   binding?: string;
@@ -127,6 +128,3 @@ export function roleOfConfig(config: WranglerConfig): Role | undefined {
   return ROLES.find((role) => role === stem);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

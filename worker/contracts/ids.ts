@@ -19,3 +19,5 @@ export const SIGNAL_ID_PATTERN = /^ts_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 /** A contact id exactly as the door generates it. */
 export const CONTACT_ID_PATTERN = /^mc_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const OBSERVATION_ID_PATTERN = /^ob_[0-9a-f]{32}$/;
+/** A draft id as the owner tools accept it (06 §6.3). */
+export const DRAFT_ID_PATTERN = /^dr_[0-9a-f-]{36}$/;

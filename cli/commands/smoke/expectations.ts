@@ -5,6 +5,9 @@
  * back when it looks like a status word, never as free text (08 §6: the output
  * carries receipts, statuses and flags only).
  */
+import { isRecord } from "../../../worker/contracts/guards";
+
+export { isRecord };
 
 /** A step's expectation did not hold (exit 1). */
 export class StepFailure extends Error {}
@@ -31,6 +34,3 @@ export function safeWord(value: unknown): string {
   return typeof value === "string" && /^[a-z0-9_]{1,48}$/.test(value) ? value : "(unexpected value)";
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
