@@ -186,3 +186,23 @@ export async function portAnswers(port: number): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * Polls `probe` until it returns a value other than `undefined` (bounded: up to
+ * `timeoutMs`, every `intervalMs`), so a suite waits for a condition instead of
+ * a fixed sleep. Returns the value, or throws with `describe()` of the last state.
+ */
+export async function waitFor<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  options: { timeoutMs?: number; intervalMs?: number; describe?: () => string } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      throw new Error(`condition not met within ${options.timeoutMs ?? 10_000} ms${options.describe ? `: ${options.describe()}` : ""}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+  }
+}

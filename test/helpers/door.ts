@@ -1,20 +1,26 @@
 /**
  * Driving the door in the workers suites: the monolith's own `fetch` called in
  * the real runtime with the test env (optionally with bindings replaced, for
- * storage faults or a rate limiter), and console capture for telemetry.
+ * storage faults or a rate limiter), and console and Analytics Engine capture
+ * for telemetry.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { vi } from "vitest";
+import { onTestFinished, vi } from "vitest";
 import worker from "../../worker/entries/monolith";
 import type { Env } from "../../worker/config/env";
 import type { RequestEvent } from "../../worker/contracts/events";
+import { fakeAnalytics, type FakeAnalytics } from "../fakes/analytics";
 
 export const ORIGIN = "https://magnt.ru";
 
+/** The `ANALYTICS` recorder installed by `captureAnalytics` for the current test, if any. */
+let activeAnalytics: FakeAnalytics | undefined;
+
 /** The test env with some bindings or variables replaced (a key set to undefined removes it). */
 export function doorEnv(overrides: Partial<Record<keyof Env, unknown>> = {}): Env {
-  const merged: Record<string, unknown> = { ...(env as unknown as Record<string, unknown>), ...overrides };
+  const captured = activeAnalytics ? { ANALYTICS: activeAnalytics } : {};
+  const merged: Record<string, unknown> = { ...(env as unknown as Record<string, unknown>), ...captured, ...overrides };
   for (const [key, value] of Object.entries(overrides)) if (value === undefined) delete merged[key];
   return merged as Env;
 }
@@ -76,4 +82,18 @@ function safeStringify(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/**
+ * Binds a recording `ANALYTICS` (Analytics Engine) to every door call of the
+ * current test that does not set `ANALYTICS` itself, so every data point the
+ * door writes can be checked like a log line (10 §2). Cleared when the test ends.
+ */
+export function captureAnalytics(): FakeAnalytics {
+  const analytics = fakeAnalytics();
+  activeAnalytics = analytics;
+  onTestFinished(() => {
+    if (activeAnalytics === analytics) activeAnalytics = undefined;
+  });
+  return analytics;
 }

@@ -8,7 +8,16 @@ import { describe, expect, it } from "vitest";
 import { parseJsonc } from "../../cli/lib/jsonc";
 import { FLAG_NAMES, SECRET_NAMES } from "../../worker/contracts/flags";
 import { LOCAL_DATABASE_ID, PLACEHOLDER_DATABASE_ID } from "../../worker/contracts/migrations";
-import { AGENT_CARD_VERSION, MCP_DOOR_VERSION, MCP_SERVER_VERSION, PACKAGE_VERSION } from "../../worker/contracts/versions";
+import {
+  AGENT_CARD_VERSION,
+  MCP_DOOR_VERSION,
+  MCP_SERVER_NAME,
+  MCP_SERVER_VERSION,
+  PACKAGE_VERSION,
+  SHARED_MEMORY_VERSION,
+  SMOKE_CLIENT_VERSION,
+} from "../../worker/contracts/versions";
+import { buildAiCatalog, buildServerCard } from "../../worker/mcp/server-card";
 import { isOn } from "../../worker/config/flags";
 import type { Env } from "../../worker/config/env";
 
@@ -94,12 +103,47 @@ describe("flags (00 §6)", () => {
 });
 
 describe("versions agree everywhere (10 §7)", () => {
-  it("package.json, server info and cards carry 0.2.0", () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-    expect(pkg.version).toBe(PACKAGE_VERSION);
-    expect(MCP_DOOR_VERSION).toBe(PACKAGE_VERSION);
-    expect(MCP_SERVER_VERSION).toBe(PACKAGE_VERSION);
-    expect(AGENT_CARD_VERSION).toBe(PACKAGE_VERSION);
+  // package.json is the release's source of truth: every constant and every
+  // document built from them must equal it, so a bump that misses one fails here.
+  // (The served probe, server info, header and cards are checked through the real
+  // routes in test/worker/site.test.ts.)
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8"));
+  const registry = JSON.parse(readFileSync(join(ROOT, "docs/registry/server.json"), "utf8"));
+  const release: string = pkg.version;
+
+  it("package.json carries a release version and the pinned Node engine", () => {
+    expect(release).toMatch(/^\d+\.\d+\.\d+$/);
     expect(pkg.engines.node).toBe(">=20.3.0");
+    expect(lock.version).toBe(release);
+    expect(lock.packages[""].version).toBe(release);
+  });
+
+  it("worker/contracts/versions.ts agrees with package.json", () => {
+    expect({
+      PACKAGE_VERSION,
+      MCP_DOOR_VERSION,
+      MCP_SERVER_VERSION,
+      SHARED_MEMORY_VERSION,
+      AGENT_CARD_VERSION,
+      SMOKE_CLIENT_VERSION,
+    }).toEqual({
+      PACKAGE_VERSION: release,
+      MCP_DOOR_VERSION: release,
+      MCP_SERVER_VERSION: release,
+      SHARED_MEMORY_VERSION: release,
+      AGENT_CARD_VERSION: release,
+      SMOKE_CLIENT_VERSION: release,
+    });
+  });
+
+  it("the Server Card, the AI catalog and the registry entry carry the same identity and version", () => {
+    const card = buildServerCard("https://magnt.ru");
+    expect(card.version).toBe(release);
+    expect(card.name).toBe(MCP_SERVER_NAME);
+    expect(registry).toMatchObject({ name: card.name, title: card.title, version: release });
+    const catalog = buildAiCatalog("https://magnt.ru");
+    expect(catalog.entries).toHaveLength(1);
+    expect(catalog.entries[0]).toMatchObject({ displayName: card.title, url: "https://magnt.ru/mcp/server-card" });
   });
 });

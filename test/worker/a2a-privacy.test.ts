@@ -1,13 +1,14 @@
 /**
  * Privacy invariant of the A2A bridge (10 §3, 01 §12, 04 §7): canaries in
  * message parts, contextId, messageId, ids, method and version strings, query
- * strings and referrers never reach a log line (raw, lower-cased or as their
- * SHA-256), on every path of the bridge. The answers themselves echo only the
- * JSON-RPC id and a well-formed contextId, never message content.
+ * strings and referrers never reach a log line or an Analytics Engine point
+ * (raw, lower-cased or as their SHA-256), on every path of the bridge. The
+ * answers themselves echo only the JSON-RPC id and a well-formed contextId,
+ * never message content.
  */
 import { describe, expect, it } from "vitest";
-import { callDoor, captureConsole } from "../helpers/door";
-import { Canaries } from "../helpers/privacy";
+import { callDoor, captureAnalytics, captureConsole } from "../helpers/door";
+import { assertNoCanaryInTelemetry, Canaries } from "../helpers/privacy";
 import { postA2a, rpc, V1_HEADERS } from "../fakes/a2a";
 
 interface Drive {
@@ -165,15 +166,17 @@ const drives: Drive[] = [
 ];
 
 describe("A2A privacy canaries (10 §3)", () => {
-  it.each(drives.map((drive) => [drive.name, drive] as const))("%s: nothing reaches the logs", async (_name, drive) => {
+  it.each(drives.map((drive) => [drive.name, drive] as const))("%s: nothing reaches the logs or Analytics Engine", async (_name, drive) => {
     const canaries = new Canaries();
     const logs = captureConsole();
+    const analytics = captureAnalytics();
     const { response, echoable } = await drive.run(canaries);
     const body = await response.text();
 
     expect(logs.events().length).toBeGreaterThan(0);
     if (drive.name.startsWith("413")) expect(response.status).toBe(413);
-    await canaries.assertAbsentFrom(logs.lines());
+    // One point per event, and no canary in either (the helper refuses an empty capture).
+    await assertNoCanaryInTelemetry(canaries, { logs, analytics });
 
     // The answer repeats nothing from the request but the id and a valid contextId.
     const mustNotEcho = canaries.all().filter((value) => !echoable.includes(value));

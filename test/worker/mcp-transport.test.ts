@@ -188,3 +188,56 @@ describe("transport errors", () => {
     expect((await callDoor("/sse", { method: "GET" })).status).toBe(404);
   });
 });
+
+describe("resource_name (01 §9.2)", () => {
+  it("labels resources/read of the profile magnt://profile and any other uri unknown", async () => {
+    const logs = captureConsole();
+    const profile = await modernRequest("resources/read", { uri: "magnt://profile" });
+    expect(profile.status).toBe(200);
+    const [profileMessage] = await readMessages(profile);
+    expect((profileMessage!.result as { contents: { uri: string }[] }).contents[0]!.uri).toBe("magnt://profile");
+    const other = await modernRequest("resources/read", { uri: "magnt://secret-other" });
+    const [otherMessage] = await readMessages(other);
+    expect(otherMessage!.error).toBeDefined();
+    const upperCase = await modernRequest("resources/read", { uri: "MAGNT://profile" });
+    await upperCase.text();
+    const events = logs.events();
+    for (const event of events) assertValidEvent(event);
+    expect(events.map((event) => [event.mcp_method, event.resource_name])).toEqual([
+      ["resources/read", "magnt://profile"],
+      ["resources/read", "unknown"],
+      ["resources/read", "unknown"],
+    ]);
+    expect(events[0]!.outcome).toBe("success");
+    expect(events[1]!.outcome).toBe("protocol_error");
+    expect(logs.lines().join("\n")).not.toContain("secret-other");
+  });
+
+  it("labels the legacy lane's resources/read the same way", async () => {
+    const logs = captureConsole();
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "resources/read", params: { uri: "magnt://profile" } });
+    const response = await rawPost(body, { "mcp-protocol-version": "2025-11-25" });
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(logs.events()[0]).toMatchObject({ mcp_method: "resources/read", resource_name: "magnt://profile" });
+  });
+
+  it("is null for every other method, including a tools/call that names the profile", async () => {
+    const logs = captureConsole();
+    for (const [method, params] of [
+      ["tools/list", {}],
+      ["resources/list", {}],
+      ["tools/call", { name: "about_magnt", arguments: {}, uri: "magnt://profile" }],
+      ["server/discover", {}],
+    ] as const) {
+      await (await modernRequest(method, params)).text();
+    }
+    const events = logs.events();
+    for (const event of events) assertValidEvent(event);
+    expect(events).toHaveLength(4);
+    for (const event of events) {
+      expect(event).toHaveProperty("resource_name");
+      expect(event.resource_name, String(event.mcp_method)).toBeNull();
+    }
+  });
+});

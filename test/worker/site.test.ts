@@ -1,9 +1,11 @@
 /**
  * The static proxy, the built-in offline page and the probe (01 §6–§7).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { callDoor, captureConsole } from "../helpers/door";
-import { SITE_BASE_PATH, useSiteOrigin, useUnreachableSiteOrigin } from "../fakes/site-origin";
+import { SITE_BASE_PATH, SITE_HOST, useSiteOrigin, useUnreachableSiteOrigin } from "../fakes/site-origin";
+import { modernRequest, rawPost, readMessages } from "../helpers/mcp";
+import pkg from "../../package.json";
 
 describe("static proxy (01 §6)", () => {
   it.each([
@@ -221,5 +223,65 @@ describe("probe (01 §7)", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await response.text()).toBe("");
+  });
+});
+
+describe("served versions agree with package.json (10 §7)", () => {
+  // package.json is read as data, not through worker/contracts/versions.ts, so a
+  // document or header that drifts from the release fails here.
+  const release = pkg.version;
+
+  it("the probe, the MCP server info and header, the Server Card and the Agent Card all report it", async () => {
+    expect(release).toMatch(/^\d+\.\d+\.\d+$/);
+
+    const probe = await (await callDoor("/__magnt_probe")).json<Record<string, unknown>>();
+    expect({ door: probe.mcp_door_version, memory: probe.shared_memory_version }).toEqual({ door: release, memory: release });
+
+    const initialize = await rawPost(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "versions", version: "1" } },
+      }),
+      { "mcp-protocol-version": "2025-11-25" },
+    );
+    expect(initialize.headers.get("x-magnt-mcp-version")).toBe(release);
+    const [initialized] = await readMessages(initialize);
+    expect((initialized!.result as { serverInfo: { version: string } }).serverInfo.version).toBe(release);
+
+    const discover = await modernRequest("server/discover");
+    expect(discover.headers.get("x-magnt-mcp-version")).toBe(release);
+    const [discovered] = await readMessages(discover);
+    const serverInfo = (discovered!.result as { _meta: Record<string, { version: string }> })._meta["io.modelcontextprotocol/serverInfo"];
+    expect(serverInfo!.version).toBe(release);
+
+    for (const path of ["/mcp/server-card", "/.well-known/mcp/server-card.json"]) {
+      const card = await (await callDoor(path)).json<{ version: string }>();
+      expect(card.version, path).toBe(release);
+    }
+    for (const path of ["/.well-known/agent-card.json", "/.well-known/agent.json"]) {
+      const card = await (await callDoor(path)).json<{ version: string }>();
+      expect(card.version, path).toBe(release);
+    }
+  });
+});
+
+describe("static proxy cache options (01 §6)", () => {
+  /** The `init` of every outbound `fetch` the door made to the site origin (the network guard spies on `fetch`). */
+  function originFetchInits(): RequestInit[] {
+    return vi
+      .mocked(globalThis.fetch)
+      .mock.calls.filter(([input]) => new URL(input instanceof Request ? input.url : String(input)).host === SITE_HOST)
+      .map(([, init]) => init ?? {});
+  }
+
+  it.each(["GET", "HEAD"])("%s asks Cloudflare to cache everything for 60 s and not to follow redirects", async (method) => {
+    useSiteOrigin({ "/index.html": { body: "x" } });
+    expect((await callDoor("/", { method })).status).toBe(200);
+    const inits = originFetchInits();
+    expect(inits).toHaveLength(1);
+    expect(inits[0]).toMatchObject({ method, redirect: "manual" });
+    expect((inits[0] as RequestInit & { cf?: unknown }).cf).toEqual({ cacheEverything: true, cacheTtl: 60 });
   });
 });

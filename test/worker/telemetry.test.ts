@@ -1,15 +1,25 @@
 /**
  * The telemetry event (01 §9–§10): field rules, sanitising, the User-Agent
- * classifier, sensitive-path redaction and the edge privacy canary.
+ * classifier, sensitive-path redaction, the edge privacy canary, the Analytics
+ * Engine point (01 §13) and the outcomes only the MCP wrapper sets (01 §9.2).
  */
 import { describe, expect, it } from "vitest";
-import { callDoor, captureConsole } from "../helpers/door";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { McpServer } from "@modelcontextprotocol/server";
+import * as z from "zod";
+import { callDoor, captureAnalytics, captureConsole, doorEnv } from "../helpers/door";
 import { assertValidEvent } from "../helpers/event-schema";
-import { Canaries } from "../helpers/privacy";
+import { assertNoCanaryInTelemetry, Canaries } from "../helpers/privacy";
+import { MODERN, modernMeta, modernRequest, readMessages } from "../helpers/mcp";
 import { useSiteOrigin } from "../fakes/site-origin";
 import { classifyUserAgent } from "../../worker/edge/ua";
 import { sanitizeText, truncateCodePoints, parseStrictInteger } from "../../worker/edge/sanitize";
 import { isSensitivePath } from "../../worker/edge/telemetry";
+import { createDoor, type Route } from "../../worker/edge/pipeline";
+import { defineTool, failure, type ToolContext } from "../../worker/lib/tool-definition";
+import { mcpRejections } from "../../worker/mcp/http";
+import { registerTools } from "../../worker/mcp/register-tools";
+import { serveMcp, type McpServing } from "../../worker/mcp/serve";
 
 describe("User-Agent classifier (01 §10)", () => {
   it.each([
@@ -123,10 +133,11 @@ describe("the event (01 §9.1)", () => {
 });
 
 describe("edge privacy canary (10 §3)", () => {
-  it("never logs bodies, sensitive queries and referrers, client addresses or cookies", async () => {
+  it("never logs bodies, sensitive queries and referrers, client addresses or cookies, nor writes them to Analytics Engine", async () => {
     useSiteOrigin({ "/index.html": { body: "x" } });
     const canaries = new Canaries();
     const logs = captureConsole();
+    const analytics = captureAnalytics();
     const sensitive = ["/mcp", "/mcp/server-card", "/mcp/other", "/.well-known/ai-catalog.json", "/.well-known/mcp/server-card.json", "/a2a", "/a2a/"];
     for (const path of sensitive) {
       await callDoor(`${path}?q=${canaries.make(`query${path}`)}`, {
@@ -148,6 +159,185 @@ describe("edge privacy canary (10 §3)", () => {
     await callDoor("/", { method: "POST", body: canaries.make("staticPostBody") });
 
     expect(logs.events().length).toBe(sensitive.length + 4);
+    expect(analytics.points).toHaveLength(sensitive.length + 4);
+    await assertNoCanaryInTelemetry(canaries, { logs, analytics });
+  });
+});
+
+describe("Analytics Engine point (01 §13)", () => {
+  it("writes exactly the allow-listed dimensions of the request's event, once per request", async () => {
+    const logs = captureConsole();
+    const analytics = captureAnalytics();
+    await callDoor("/__magnt_probe?utm=1", { headers: { "user-agent": "curl/8.5", referer: "https://ref.example/a" } });
+    await modernRequest("tools/call", { name: "about_magnt", arguments: {} });
+    const events = logs.events();
+    expect(events).toHaveLength(2);
+    expect(analytics.points).toEqual(
+      events.map((event) => ({
+        blobs: [
+          event.path, event.method, event.event_type, event.outcome, event.mcp_method ?? "", event.tool_name ?? "",
+          event.clientKind, event.clientName, event.country, event.colo,
+        ],
+        doubles: [1, event.status, event.duration_ms],
+        indexes: [event.host],
+      })),
+    );
+    expect(analytics.points[1]!.blobs!.slice(0, 6)).toEqual(["/mcp", "POST", "mcp_request", "success", "tools/call", "about_magnt"]);
+  });
+
+  it("never lets a throwing binding change the answer", async () => {
+    const response = await callDoor("/__magnt_probe", undefined, {
+      ANALYTICS: {
+        writeDataPoint() {
+          throw new Error("analytics down");
+        },
+      },
+    });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("outcomes only the MCP wrapper sets (01 §9.2)", () => {
+  // The custom tools below are outside the closed tool list of 01 §9.2, so their events carry
+  // `tool_name: "unknown"` (worker/contracts/events.ts toolNameLabel).
+  const noArguments = z.object({}).strict();
+  const annotations = { title: "t", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+  /** A tool that fails without naming its result. */
+  const quietFailure = defineTool<typeof noArguments, string>({
+    name: "quiet_failure", title: "Quiet failure", description: "Fails without a tool_result.", annotations,
+    inputSchema: noArguments,
+    run: async () => failure({ status: "nope" }, {}),
+  });
+  /** A tool that fails and names its result: the wrapper must keep it. */
+  const namedFailure = defineTool<typeof noArguments, string>({
+    name: "named_failure", title: "Named failure", description: "Fails with a tool_result.", annotations,
+    inputSchema: noArguments,
+    run: async () => failure({ status: "storage_unavailable" }, { tool_result: "storage_unavailable" }),
+  });
+
+  /** A door whose only route is `POST /mcp`, served by `serveMcp` with `createServer`. */
+  function customDoor(createServer: McpServing["createServer"]) {
+    const serving: McpServing = { tools: [quietFailure, namedFailure], createServer };
+    const route: Route = { eventType: "mcp_request", checkOrigin: true, methods: { POST: (req) => serveMcp(req, serving) }, ...mcpRejections };
+    return createDoor("monolith", () => route);
+  }
+
+  const TOOL_CONTEXT: ToolContext = {
+    env: doorEnv(),
+    origin: "https://magnt.ru",
+    client: { name: null, version: null, protocolVersion: null },
+    controlledTest: false,
+    checkPublicWrite: async () => ({ limited: false }),
+    registeredTools: [quietFailure.name, namedFailure.name],
+  };
+
+  /** Builds this request's server with the custom tools, the way the public server registers its own. */
+  function serverWithTools(onToolOutcome: Parameters<McpServing["createServer"]>[1]): McpServer {
+    const server = new McpServer({ name: "custom", version: "0.0.1" }, { capabilities: { tools: { listChanged: false } } });
+    registerTools(server, [quietFailure, namedFailure], TOOL_CONTEXT, onToolOutcome);
+    return server;
+  }
+
+  /** A modern (2026-07-28) request through `door`. */
+  async function call(door: ReturnType<typeof customDoor>, method: string, params: Record<string, unknown>) {
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": method,
+      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+    };
+    const request = new Request("https://magnt.ru/mcp", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params: { ...params, _meta: modernMeta() } }),
+    });
+    const ctx = createExecutionContext();
+    const response = await door.fetch(request, doorEnv(), ctx);
+    await waitOnExecutionContext(ctx);
+    return response;
+  }
+
+  it("labels an isError result without a tool_result unclassified_tool_error, and keeps a named one", async () => {
+    const door = customDoor((_info, onToolOutcome) => serverWithTools(onToolOutcome));
+    const logs = captureConsole();
+    const quiet = await call(door, "tools/call", { name: "quiet_failure", arguments: {} });
+    const [quietMessage] = await readMessages(quiet);
+    expect(quietMessage!.result).toMatchObject({ isError: true, structuredContent: { status: "nope" } });
+    const named = await call(door, "tools/call", { name: "named_failure", arguments: {} });
+    const [namedMessage] = await readMessages(named);
+    expect(namedMessage!.result).toMatchObject({ isError: true });
+    const [quietEvent, namedEvent] = logs.events();
+    expect(logs.events()).toHaveLength(2);
+    expect(quietEvent).toMatchObject({ mcp_method: "tools/call", tool_name: "unknown", outcome: "tool_error", tool_result: "unclassified_tool_error", rpc_error_code: null });
+    expect(namedEvent).toMatchObject({ tool_name: "unknown", outcome: "tool_error", tool_result: "storage_unavailable" });
+  });
+
+  it("labels a tool that throws unclassified_tool_error and keeps its error text out of the logs", async () => {
+    const canaries = new Canaries();
+    const thrown = canaries.make("thrownByTool");
+    const throwing = defineTool<typeof noArguments, string>({
+      name: "throwing_tool", title: "Throwing", description: "Throws.", annotations, inputSchema: noArguments,
+      run: async () => {
+        throw new Error(thrown);
+      },
+    });
+    const serving: McpServing = {
+      tools: [throwing],
+      createServer: (_info, onToolOutcome) => {
+        const server = new McpServer({ name: "custom", version: "0.0.1" }, { capabilities: { tools: { listChanged: false } } });
+        registerTools(server, [throwing], { ...TOOL_CONTEXT, registeredTools: [throwing.name] }, onToolOutcome);
+        return server;
+      },
+    };
+    const route: Route = { eventType: "mcp_request", checkOrigin: true, methods: { POST: (req) => serveMcp(req, serving) }, ...mcpRejections };
+    const logs = captureConsole();
+    const response = await call(createDoor("monolith", () => route), "tools/call", { name: "throwing_tool", arguments: {} });
+    const [message] = await readMessages(response);
+    // A throwing tool answers one fixed failure; the exception text never reaches the visitor.
+    expect(message!.result).toMatchObject({ isError: true, structuredContent: { status: "tool_failed" } });
+    expect(JSON.stringify(message)).not.toContain(thrown);
+    expect(logs.events()).toHaveLength(1);
+    expect(logs.events()[0]).toMatchObject({ tool_name: "unknown", outcome: "tool_error", tool_result: "unclassified_tool_error" });
+    await canaries.assertAbsentFrom(logs.lines());
+  });
+
+  it.each([
+    ["a text body", "text/plain; charset=utf-8", "upstream exploded"],
+    ["a JSON body without a JSON-RPC error", "application/json", JSON.stringify({ failed: true })],
+    ["an empty body", "application/json", ""],
+  ])("labels an SDK answer ≥ 500 with %s handler_error", async (_label, contentType, body) => {
+    // The SDK's own 5xx answers always carry a JSON-RPC error; this server's
+    // transport answers a bare 502 instead, the case 01 §9.2 calls handler_error.
+    class BareFailureServer extends McpServer {
+      override async connect(transport: Parameters<McpServer["connect"]>[0]): Promise<void> {
+        Object.assign(transport, { handleMessage: async () => new Response(body, { status: 502, headers: { "content-type": contentType } }) });
+      }
+    }
+    const door = customDoor(() => new BareFailureServer({ name: "custom", version: "0.0.1" }, { capabilities: { tools: { listChanged: false } } }));
+    const logs = captureConsole();
+    const response = await call(door, "tools/call", { name: "quiet_failure", arguments: {} });
+    expect(response.status).toBe(502);
+    expect(await response.text()).toBe(body);
+    expect(logs.events()).toHaveLength(1);
+    expect(logs.events()[0]).toMatchObject({ status: 502, outcome: "handler_error", rpc_error_code: null, tool_name: "unknown", tool_result: null });
+  });
+
+  it("answers a server factory that throws with the SDK's 500 / -32603: protocol_error, not handler_error", async () => {
+    const canaries = new Canaries();
+    const message = canaries.make("factoryError");
+    const door = customDoor(() => {
+      throw new Error(message);
+    });
+    const logs = captureConsole();
+    const response = await call(door, "tools/call", { name: "quiet_failure", arguments: {} });
+    expect(response.status).toBe(500);
+    const [answer] = await readMessages(response);
+    expect(answer!.error).toMatchObject({ code: -32603 });
+    expect(logs.events()).toHaveLength(1);
+    // A JSON-RPC error was parsed from the body, so 01 §9.2 keeps protocol_error.
+    expect(logs.events()[0]).toMatchObject({ status: 500, outcome: "protocol_error", rpc_error_code: -32603, tool_name: "unknown", tool_result: null });
     await canaries.assertAbsentFrom(logs.lines());
   });
 });

@@ -3,10 +3,22 @@
  * of this codebase: the tool's own schema, its `run` result as both
  * `structuredContent` and one JSON text item, and its outcome reported to the
  * wrapper (which records telemetry; tools never log).
+ *
+ * Threat model: the SDK turns an exception thrown by a tool into an `isError`
+ * result that quotes the exception message, and a message may quote stored or
+ * visitor data. A tool that throws therefore answers one fixed failure instead
+ * (01 §12: exception text never reaches anyone); with no `tool_result` of its
+ * own, the wrapper records it as `unclassified_tool_error`.
  */
 import type { McpServer } from "@modelcontextprotocol/server";
-import type { RegisteredTool, ToolContext } from "../lib/tool-definition";
+import { failure, type RegisteredTool, type ToolContext } from "../lib/tool-definition";
 import type { ToolOutcomeListener } from "./serve";
+
+/** The answer of a tool that threw: fixed text, no telemetry of its own. */
+const TOOL_FAILED = failure(
+  { status: "tool_failed", message: "The tool failed unexpectedly. Nothing was confirmed; retry later." },
+  {},
+);
 
 export function registerTools(
   server: McpServer,
@@ -19,7 +31,7 @@ export function registerTools(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations },
       async (args: unknown) => {
-        const outcome = await tool.run(args, ctx);
+        const outcome = await tool.run(args, ctx).catch(() => TOOL_FAILED);
         onToolOutcome(outcome);
         return {
           content: [{ type: "text" as const, text: JSON.stringify(outcome.result) }],
