@@ -16,6 +16,7 @@ import type { RequestTelemetry } from "../edge/telemetry";
 import { checkEnvelope, isAcceptedContentType, parseJsonBody, type JsonRpcId } from "./envelope";
 import { rpcErrors, type JsonRpcError } from "./errors";
 import type { A2aVersionLabel } from "./labels";
+import type { A2aMethodLabel } from "../contracts/events";
 import { dispatch, type MethodAnswer } from "./methods";
 import { notificationAccepted, rpcResponse } from "./responses";
 import { a2aUrls } from "./urls";
@@ -24,13 +25,13 @@ import { checkVersion, readRequestedVersion } from "./version";
 /** What the bridge decided, with the telemetry labels known at that point. */
 type Decision =
   | { readonly kind: "unsupported_media_type" }
-  | { readonly kind: "notification"; readonly methodLabel: string }
+  | { readonly kind: "notification"; readonly methodLabel: A2aMethodLabel }
   | {
       readonly kind: "answer";
       readonly id: JsonRpcId;
       readonly answer: MethodAnswer;
       /** null when processing stopped before the envelope held a string method. */
-      readonly methodLabel: string | null;
+      readonly methodLabel: A2aMethodLabel | null;
       /** null when processing stopped before step 7. */
       readonly versionLabel: A2aVersionLabel | null;
     };
@@ -62,7 +63,7 @@ function processPost(req: DoorRequest): Decision {
 }
 
 /** An error answered before the version check (steps 3–5). */
-function early(id: JsonRpcId, error: JsonRpcError, methodLabel: string | null): Decision {
+function early(id: JsonRpcId, error: JsonRpcError, methodLabel: A2aMethodLabel | null): Decision {
   return { kind: "answer", id, answer: { ok: false, error }, methodLabel, versionLabel: null };
 }
 

@@ -6,6 +6,7 @@
  */
 import { isRecord } from "../contracts/guards";
 import { a2aMethodLabel } from "./labels";
+import type { A2aMethodLabel } from "../contracts/events";
 
 export type JsonRpcId = string | number | null;
 export type JsonObject = Readonly<Record<string, unknown>>;
@@ -48,9 +49,9 @@ interface RpcRequest {
 }
 
 type EnvelopeCheck =
-  | { readonly kind: "invalid"; readonly id: JsonRpcId; readonly methodLabel: string | null }
-  | { readonly kind: "notification"; readonly methodLabel: string }
-  | { readonly kind: "call"; readonly id: JsonRpcId; readonly request: RpcRequest; readonly methodLabel: string };
+  | { readonly kind: "invalid"; readonly id: JsonRpcId; readonly methodLabel: A2aMethodLabel | null }
+  | { readonly kind: "notification"; readonly methodLabel: A2aMethodLabel }
+  | { readonly kind: "call"; readonly id: JsonRpcId; readonly request: RpcRequest; readonly methodLabel: A2aMethodLabel };
 
 /**
  * Steps 5 and 6 for a parsed, non-array value. The method label follows the

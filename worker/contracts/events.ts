@@ -1,8 +1,10 @@
 /**
  * The telemetry event contract (spec 01 §9, 02 §5.6, 03 §9, 04 §7). The Worker
  * builds events of this shape and `magnt metrics` reads them, so the field names
- * and closed value lists live here only.
+ * and closed value lists live here only. The runtime schema (zod) is
+ * `./event-schema.ts`, which the Worker never imports at run time.
  */
+import { DIALOGUE_TOOL_NAMES, OWNER_TOOL_NAMES, PROFILE_RESOURCE_URI, PUBLIC_TOOL_NAMES } from "./tools";
 
 export const ROLES = ["monolith", "gateway", "core", "owner_gateway"] as const;
 export type Role = (typeof ROLES)[number];
@@ -137,6 +139,33 @@ export const A2A_V03_METHODS = [
 ] as const;
 export const A2A_PROTOCOL_VERSION_VALUES = ["1.0", "0.3", "unsupported"] as const;
 
+/** The value every closed list falls back to for a name the door does not recognise (01 §9.2, §9.4). */
+export const UNKNOWN_VALUE = "unknown";
+
+/** `mcp_method`: an allow-listed JSON-RPC method or `unknown` (01 §9.2). */
+export const MCP_METHOD_VALUES = [...MCP_METHOD_ALLOWLIST, UNKNOWN_VALUE] as const;
+export type McpMethodLabel = (typeof MCP_METHOD_VALUES)[number];
+/** `tool_name`: a known tool of either server (public, dialogue or owner list) or `unknown` (01 §9.2). */
+export const TOOL_NAME_VALUES = [...PUBLIC_TOOL_NAMES, ...DIALOGUE_TOOL_NAMES, ...OWNER_TOOL_NAMES, UNKNOWN_VALUE] as const;
+export type ToolNameLabel = (typeof TOOL_NAME_VALUES)[number];
+
+const KNOWN_TOOL_NAMES: ReadonlySet<string> = new Set(TOOL_NAME_VALUES);
+/** A tool name as telemetry may carry it: one of the closed list, else `unknown` (01 §9.2). */
+export function toolNameLabel(name: string): ToolNameLabel {
+  return KNOWN_TOOL_NAMES.has(name) ? (name as ToolNameLabel) : UNKNOWN_VALUE;
+}
+/** `resource_name`: the profile resource or `unknown` (01 §9.2). */
+export const RESOURCE_NAME_VALUES = [PROFILE_RESOURCE_URI, UNKNOWN_VALUE] as const;
+export type ResourceNameLabel = (typeof RESOURCE_NAME_VALUES)[number];
+/** `a2a_method`: a v1.0 or v0.3 method name or `unknown` (01 §9.4, 04 §7). */
+export const A2A_METHOD_VALUES = [...A2A_V1_METHODS, ...A2A_V03_METHODS, UNKNOWN_VALUE] as const;
+export type A2aMethodLabel = (typeof A2A_METHOD_VALUES)[number];
+
+/** Client kinds of the User-Agent classifier (01 §10). */
+export const CLIENT_KINDS = ["bot", "probable-bot", "browser-or-unknown"] as const;
+export type ClientKind = (typeof CLIENT_KINDS)[number];
+
+
 export interface ValidationIssue {
   field: string;
   code: ValidationCode;
@@ -156,7 +185,7 @@ export interface RequestEvent {
   path: string;
   query: string;
   userAgent: string;
-  clientKind: string;
+  clientKind: ClientKind;
   clientName: string;
   referrer: string;
   country: string;
@@ -172,11 +201,11 @@ export interface RequestEvent {
 
   // MCP (mcp_request, owner_mcp_request): always present there, null when not applicable.
   mcp_protocol_version?: string | null;
-  mcp_method?: string | null;
+  mcp_method?: McpMethodLabel | null;
   client_name?: string | null;
   client_version?: string | null;
-  tool_name?: string | null;
-  resource_name?: string | null;
+  tool_name?: ToolNameLabel | null;
+  resource_name?: ResourceNameLabel | null;
   rpc_error_code?: number | null;
   tool_result?: ToolResult | null;
 
@@ -203,7 +232,7 @@ export interface RequestEvent {
 
   // A2A (04 §7).
   a2a_protocol_version?: (typeof A2A_PROTOCOL_VERSION_VALUES)[number] | null;
-  a2a_method?: string | null;
+  a2a_method?: A2aMethodLabel | null;
 }
 
 /** Fields a capability may add to its request's event (everything but the common envelope). */

@@ -6,7 +6,7 @@
  * validation diagnostics and never logged.
  */
 import { EVENT_FIELD_MAX } from "../contracts/limits";
-import { MCP_METHOD_ALLOWLIST } from "../contracts/events";
+import { MCP_METHOD_ALLOWLIST, UNKNOWN_VALUE, type McpMethodLabel, type ResourceNameLabel } from "../contracts/events";
 import { PROFILE_RESOURCE_URI } from "../contracts/tools";
 import { isRecord } from "../contracts/guards";
 import { sanitizeText } from "../edge/sanitize";
@@ -18,7 +18,7 @@ export interface McpRequestInfo {
   /** The raw JSON-RPC method when the body is one JSON object with a string method, else null. */
   method: string | null;
   /** The telemetry label: the method when allow-listed, `unknown` otherwise, null when unparsed. */
-  methodLabel: string | null;
+  methodLabel: McpMethodLabel | null;
   protocolVersion: string | null;
   clientName: string | null;
   clientVersion: string | null;
@@ -27,7 +27,7 @@ export interface McpRequestInfo {
   /** `tools/call` only: whether `params` carries an `arguments` member, and its value. */
   toolArguments: unknown;
   /** `resources/read` only: `magnt://profile` or `unknown`. */
-  resourceLabel: string | null;
+  resourceLabel: ResourceNameLabel | null;
 }
 
 const EMPTY: McpRequestInfo = {
@@ -64,7 +64,7 @@ export function readMcpRequest(body: Uint8Array, headers: Headers): McpRequestIn
 
   return {
     method,
-    methodLabel: (MCP_METHOD_ALLOWLIST as readonly string[]).includes(method) ? method : "unknown",
+    methodLabel: isAllowListed(method) ? method : UNKNOWN_VALUE,
     protocolVersion:
       versionSource !== undefined
         ? sanitizeText(versionSource, EVENT_FIELD_MAX.mcp_protocol_version)
@@ -73,6 +73,10 @@ export function readMcpRequest(body: Uint8Array, headers: Headers): McpRequestIn
     clientVersion: isRecord(clientInfo) ? sanitizeText(clientInfo.version, EVENT_FIELD_MAX.client_version) : null,
     toolName: method === "tools/call" && typeof params.name === "string" ? params.name : null,
     toolArguments: method === "tools/call" ? params.arguments : undefined,
-    resourceLabel: method === "resources/read" ? (params.uri === PROFILE_RESOURCE_URI ? PROFILE_RESOURCE_URI : "unknown") : null,
+    resourceLabel: method === "resources/read" ? (params.uri === PROFILE_RESOURCE_URI ? PROFILE_RESOURCE_URI : UNKNOWN_VALUE) : null,
   };
+}
+
+function isAllowListed(method: string): method is (typeof MCP_METHOD_ALLOWLIST)[number] {
+  return (MCP_METHOD_ALLOWLIST as readonly string[]).includes(method);
 }

@@ -15,7 +15,7 @@
  */
 import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
 import { MAX_POST_BODY_BYTES } from "../contracts/limits";
-import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED } from "../contracts/events";
+import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED, toolNameLabel, UNKNOWN_VALUE } from "../contracts/events";
 import type { DoorRequest } from "../edge/pipeline";
 import { withHeaders } from "../edge/responses";
 import { diagnoseArguments } from "../edge/validation-diagnostics";
@@ -44,7 +44,7 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
     mcp_method: info.methodLabel,
     client_name: info.clientName,
     client_version: info.clientVersion,
-    tool_name: info.method === "tools/call" ? (tool?.name ?? "unknown") : null,
+    tool_name: info.method === "tools/call" ? toolNameLabel(tool?.name ?? UNKNOWN_VALUE) : null,
     resource_name: info.resourceLabel,
   });
   const diagnostics = tool ? diagnoseArguments(tool.inputSchema, info.toolArguments) : null;
