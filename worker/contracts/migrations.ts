@@ -7,14 +7,20 @@ export const MIGRATION_FILES = [
   "0001_contacts.sql",
   "0002_task_signals.sql",
   "0003_observed_task_signals.sql",
+  "0004_owner_notifications.sql",
+  "0005_goal_notifications.sql",
+  "0006_owner_state.sql",
 ] as const;
 
 export const MIGRATION_FOR_TABLE = {
   contacts: "0001_contacts.sql",
   task_signals: "0002_task_signals.sql",
   observed_task_signals: "0003_observed_task_signals.sql",
-  // 0006 arrives with the owner release (B.1); its name is fixed by 09 §2.
+  notification_state: "0004_owner_notifications.sql",
+  notification_outbox: "0004_owner_notifications.sql",
+  contact_owner_state: "0006_owner_state.sql",
   owner_drafts: "0006_owner_state.sql",
+  owner_oauth_spent: "0006_owner_state.sql",
 } as const;
 
 /** The D1 binding name every config and Wrangler command uses. */
