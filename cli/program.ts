@@ -6,7 +6,9 @@ import { Command, CommanderError } from "commander";
 import { PACKAGE_VERSION } from "../worker/contracts";
 import { registerDeployGuard } from "./commands/deploy-guard";
 import { registerDev } from "./commands/dev";
+import { registerFlags } from "./commands/flags/index";
 import { registerMigrate } from "./commands/migrate";
+import { registerOutbox } from "./commands/outbox";
 import { registerProbeCheck } from "./commands/probe-check";
 import { registerReview } from "./commands/review";
 import { registerSignals } from "./commands/signals";
@@ -45,6 +47,8 @@ export function createProgram(ctx: CliContext): Command {
         "magnt migrate --list",
         "magnt review contacts --remote --config wrangler.jsonc",
         "magnt signals hide ts_… --remote --config wrangler.jsonc --yes",
+        "magnt flags enable TELEGRAM_NOTIFICATIONS_ENABLED --yes",
+        "magnt outbox --json",
       ]) + "\nExit codes: 0 success, 1 check failed, 2 usage error, 3 environment failure.\n",
     );
   registerDev(program, ctx);
@@ -53,6 +57,8 @@ export function createProgram(ctx: CliContext): Command {
   registerMigrate(program, ctx);
   registerReview(program, ctx);
   registerSignals(program, ctx);
+  registerFlags(program, ctx);
+  registerOutbox(program, ctx);
   registerDeployGuard(program, ctx);
   for (const command of allCommands(program)) {
     command.exitOverride().showHelpAfterError().configureOutput(program.configureOutput());

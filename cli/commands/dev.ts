@@ -4,8 +4,14 @@
  * without asking), prints the door's URL, then runs `wrangler dev` fully
  * offline with inherited stdio until it ends. SIGINT/SIGTERM are forwarded to
  * the Wrangler process itself, which stops workerd in turn.
+ *
+ * Local crons never fire by themselves (05 §1): `magnt dev` prints the URL of
+ * one cron pass (Wrangler's scheduled-handler URL). `--telegram-api-origin`
+ * points the notifier at a loopback stand-in; anything but a loopback `http`
+ * origin is refused here, as the Worker itself would refuse it (00 §7).
  */
 import type { Command } from "commander";
+import { isLoopbackHttpOrigin } from "../../worker/contracts";
 import { defineAction, examples, type CommandRuntime } from "../lib/command";
 import type { CliContext } from "../lib/context";
 import { EnvironmentError, UsageError } from "../lib/errors";
@@ -22,6 +28,27 @@ interface DevOptions {
   port?: string;
   ip: string;
   migrate: boolean;
+  telegramApiOrigin?: string;
+}
+
+/**
+ * A `TELEGRAM_API_ORIGIN` for local runs: an `http` origin on a loopback name,
+ * written exactly as `new URL(value).origin` prints it (port allowed; no path,
+ * no trailing slash). The Worker applies the same rule and reports itself
+ * `misconfigured` otherwise; refusing here saves a silent local run.
+ */
+export function parseStandInOrigin(raw: string): string {
+  if (!isLoopbackHttpOrigin(raw)) {
+    throw new UsageError(
+      `--telegram-api-origin must be an http origin on localhost, 127.0.0.1 or [::1], written as new URL(value).origin prints it (for example http://127.0.0.1:8790; no path, no trailing slash), got ${JSON.stringify(raw.slice(0, 120))}`,
+    );
+  }
+  return raw;
+}
+
+/** The URL that runs one pass of the scheduled handler of a local door (05 §1). */
+export function scheduledUrl(port: number): string {
+  return `http://127.0.0.1:${port}/cdn-cgi/handler/scheduled`;
 }
 
 export function registerDev(program: Command, ctx: CliContext): void {
@@ -31,9 +58,15 @@ export function registerDev(program: Command, ctx: CliContext): void {
     .option("--port <n>", `port to listen on (default: $PORT, else ${DEV_DEFAULT_PORT})`)
     .option("--ip <addr>", "address to listen on", DEV_DEFAULT_IP)
     .option("--no-migrate", "do not apply pending local migrations first")
+    .option("--telegram-api-origin <origin>", "send Telegram notifications to a loopback stand-in (e.g. http://127.0.0.1:8790)")
     .addHelpText(
       "after",
-      examples(["npm start", "npm start -- --port 9000", "magnt dev --persist-to /tmp/magnt-state --no-migrate"]),
+      examples([
+        "npm start",
+        "npm start -- --port 9000",
+        "magnt dev --persist-to /tmp/magnt-state --no-migrate",
+        "magnt dev --telegram-api-origin http://127.0.0.1:8790   # then: curl http://127.0.0.1:8787/cdn-cgi/handler/scheduled",
+      ]),
     )
     .action(defineAction<DevOptions>(ctx, runDev));
 }
@@ -47,7 +80,7 @@ export function devPort(option: string | undefined, env: Readonly<Record<string,
 }
 
 /** The `wrangler dev` argv of 08 §13. */
-export function devArgs(target: D1Target, ip: string, port: number): string[] {
+export function devArgs(target: D1Target, ip: string, port: number, telegramApiOrigin?: string): string[] {
   return [
     "dev",
     "--config",
@@ -60,6 +93,7 @@ export function devArgs(target: D1Target, ip: string, port: number): string[] {
     String(port),
     "--var",
     `PUBLIC_ORIGIN:${publicOrigin(port)}`,
+    ...(telegramApiOrigin === undefined ? [] : ["--var", `TELEGRAM_API_ORIGIN:${telegramApiOrigin}`]),
     ...(target.persistTo === undefined ? [] : ["--persist-to", target.persistTo]),
   ];
 }
@@ -73,15 +107,22 @@ async function runDev(rt: CommandRuntime, _args: string[], options: DevOptions):
   const port = devPort(options.port, ctx.env);
   const ip = options.ip.trim();
   if (ip === "" || /\s/.test(ip)) throw new UsageError("--ip must be an address");
+  const telegramApiOrigin = options.telegramApiOrigin === undefined ? undefined : parseStandInOrigin(options.telegramApiOrigin);
   const target = resolveTarget(ctx, globals, { localOnly: "magnt dev" });
   if (options.migrate) {
     const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: false });
     out.info(result.upToDate ? "local migrations: up to date" : `local migrations applied: ${result.applied.join(", ")}`);
   }
   const origin = publicOrigin(port);
-  if (out.json) out.jsonLine({ url: `${origin}/`, mcp: `${origin}/mcp`, probe: `${origin}/__magnt_probe` });
-  else out.line(`MAGNT door: ${origin}/ (MCP: ${origin}/mcp) — starting wrangler dev, Ctrl-C to stop`);
-  await runWranglerDev(ctx, devArgs(target, ip, port), out.json);
+  const cronPass = `one cron pass (Telegram outbox): curl ${scheduledUrl(port)}`;
+  if (out.json) {
+    out.jsonLine({ url: `${origin}/`, mcp: `${origin}/mcp`, probe: `${origin}/__magnt_probe` });
+    out.info(cronPass);
+  } else {
+    out.line(`MAGNT door: ${origin}/ (MCP: ${origin}/mcp) — starting wrangler dev, Ctrl-C to stop`);
+    out.line(cronPass);
+  }
+  await runWranglerDev(ctx, devArgs(target, ip, port, telegramApiOrigin), out.json);
 }
 
 /**

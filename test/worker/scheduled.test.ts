@@ -1,8 +1,14 @@
-/** The monolith's cron entry point (05 §8): one content-free event per run. */
+/**
+ * The monolith's cron entry point (05 §5, §8), called the way the runtime
+ * calls it: one content-free event per run, off by default, and a real
+ * delivery through the fake Telegram when the flag and secrets are set.
+ */
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../worker/entries/monolith";
+import { fakeTelegram } from "../fakes/telegram";
 import { captureConsole, doorEnv } from "../helpers/door";
+import { addContact, CHAT_ID, NOTIFY_ON, outboxRow, resetNotifyTables, state, TOKEN } from "./notify-harness";
 
 async function runCron(overrides: Record<string, unknown> = {}) {
   const logs = captureConsole();
@@ -11,6 +17,10 @@ async function runCron(overrides: Record<string, unknown> = {}) {
   await waitOnExecutionContext(ctx);
   return logs;
 }
+
+beforeEach(async () => {
+  await resetNotifyTables();
+});
 
 describe("scheduled run", () => {
   it("reports disabled, with zero counts, while notifications are off", async () => {
@@ -24,10 +34,23 @@ describe("scheduled run", () => {
     expect(event).toMatchObject({ role: "monolith", event_type: "scheduled", outcome: "disabled", delivered: 0 });
   });
 
-  it("never claims a delivery while this build has no Telegram adapter", async () => {
-    const logs = await runCron({ TELEGRAM_NOTIFICATIONS_ENABLED: "true", TELEGRAM_BOT_TOKEN: "CANARY-token", TELEGRAM_OWNER_CHAT_ID: "CANARY-chat" });
-    const event = JSON.parse(logs.lines()[0]!);
-    expect(event).toMatchObject({ outcome: "misconfigured", delivered: 0, attempted: 0 });
-    expect(logs.lines().join("\n")).not.toContain("CANARY");
+  it("is misconfigured, sending nothing, when a secret is missing", async () => {
+    const telegram = fakeTelegram();
+    const logs = await runCron({ TELEGRAM_NOTIFICATIONS_ENABLED: "true", TELEGRAM_BOT_TOKEN: TOKEN });
+    expect(JSON.parse(logs.lines()[0]!)).toMatchObject({ outcome: "misconfigured", delivered: 0, attempted: 0 });
+    expect(telegram.requests).toEqual([]);
+    expect(logs.lines().join("\n")).not.toContain(TOKEN);
+  });
+
+  it("pins activation on the first run and delivers a later contact on the next", async () => {
+    const telegram = fakeTelegram();
+    expect(JSON.parse((await runCron(NOTIFY_ON)).lines()[0]!)).toMatchObject({ outcome: "ok", discovered: 0 });
+    // Created exactly at the activation pin: enqueued (≥ activated_at) and already due.
+    const contactId = await addContact({ createdAt: (await state())!.activated_at });
+    const logs = await runCron(NOTIFY_ON);
+    expect(JSON.parse(logs.lines()[0]!)).toMatchObject({ outcome: "ok", discovered: 1, delivered: 1 });
+    expect(telegram.requests).toHaveLength(1);
+    expect(await outboxRow(contactId)).toMatchObject({ state: "delivered" });
+    expect(logs.lines().join("\n")).not.toContain(CHAT_ID);
   });
 });

@@ -21,6 +21,8 @@ export interface Env {
   SITE_ORIGIN?: string;
   OWNER_ORIGIN?: string;
   OWNER_REDIRECT_ORIGINS?: string;
+  /** Telegram Bot API origin; only the default or a loopback stand-in is accepted (00 §7, 05 §5). */
+  TELEGRAM_API_ORIGIN?: string;
 
   // Bindings.
   CONTACTS?: D1Database;

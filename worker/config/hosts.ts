@@ -1,7 +1,6 @@
+import { LOOPBACK_HOSTS } from "../contracts/origins";
 import type { Env } from "./env";
 
-/** Loopback names that are always accepted, so the local door works without configuration. */
-export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"] as const;
 
 /**
  * The effective host allow-list (01 §3): the comma-separated `ALLOWED_HOSTS`

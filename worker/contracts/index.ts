@@ -8,3 +8,4 @@ export * from "./events";
 export * from "./migrations";
 export * from "./probe";
 export * from "./guards";
+export * from "./origins";

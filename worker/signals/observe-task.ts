@@ -3,12 +3,15 @@
  * record the searched task privately — within the public-write budget, best
  * effort, awaited so telemetry is accurate.
  *
- * Seam for goal notifications (05): when TELEGRAM_GOAL_NOTIFICATIONS_ENABLED
- * lands, a non-test observation is written in one batch with its outbox row
- * (statement from notify/notification-queue.ts); until then the single insert
- * below is the only write mode.
+ * Goal notifications (05): while TELEGRAM_GOAL_NOTIFICATIONS_ENABLED is on, a
+ * non-test observation is written in one D1 batch with its outbox row
+ * (statement from storage/outbox.ts), all or nothing — no fallback to the
+ * observation alone. Otherwise the single insert is the only write mode.
  */
-import { run } from "../storage/d1";
+import type { Env } from "../config/env";
+import { isOn } from "../config/flags";
+import { batch, run } from "../storage/d1";
+import { enqueueObservationStatement } from "../storage/outbox";
 import { newObservationId, nowIso } from "../storage/ids";
 import type { PublicWriteLimiter } from "../lib/tool-definition";
 import { insertObservationStatement } from "./observations";
@@ -22,7 +25,7 @@ export interface ObserveResult {
 export async function observeSearchedTask(
   db: D1Database,
   input: SearchInput,
-  options: { controlledTest: boolean; checkPublicWrite: PublicWriteLimiter },
+  options: { controlledTest: boolean; checkPublicWrite: PublicWriteLimiter; env: Env },
 ): Promise<ObserveResult> {
   const { limited } = await options.checkPublicWrite();
   if (limited) return { saved: false, rateLimited: true };
@@ -34,7 +37,12 @@ export async function observeSearchedTask(
     isTest: input.is_test === true || options.controlledTest,
   };
   try {
-    await run(db, insertObservationStatement(observation));
+    const insert = insertObservationStatement(observation);
+    if (!observation.isTest && options.env !== undefined && isOn(options.env, "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED")) {
+      await batch(db, [insert, enqueueObservationStatement(observation.observationId, observation.createdAt)]);
+    } else {
+      await run(db, insert);
+    }
     return { saved: true, rateLimited: false };
   } catch {
     // Best effort by design: the search result stands; telemetry says observed_task_saved: false.

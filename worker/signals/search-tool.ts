@@ -60,6 +60,7 @@ export const searchTool = defineTool({
     const observed = await observeSearchedTask(db, input, {
       controlledTest: ctx.controlledTest,
       checkPublicWrite: ctx.checkPublicWrite,
+      env: ctx.env,
     });
     const common = {
       cohort: isTest ? COHORT.test : COHORT.ordinary,

@@ -1,0 +1,295 @@
+/**
+ * `magnt flags list|enable|disable` (08 §9, 00 §6): the eight flags and the
+ * Workers that read them, every prerequisite (migrations, secrets, cron,
+ * other flags), refusal of flags whose release is not built, local
+ * `.dev.vars` edits (mode 0600, other lines kept), remote secrets through
+ * Wrangler (explicit --config, placeholder refusal, value on stdin, 10053
+ * explained), and confirmation rules.
+ */
+import { describe, expect, it, vi } from "vitest";
+import * as childProcess from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { parseDevVars, withDevVar } from "../../cli/lib/dev-vars";
+import { d1Rows, installFakeWrangler, runMagnt, sqlOf, tempProject, type FakeAnswer } from "./harness";
+
+vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOriginal<typeof import("node:child_process")>()), spawn: vi.fn() }));
+const spawnMock = vi.mocked(childProcess.spawn);
+
+const ALL_APPLIED = ["0001_contacts.sql", "0002_task_signals.sql", "0003_observed_task_signals.sql", "0004_owner_notifications.sql", "0005_goal_notifications.sql"];
+const SECRETS = "# local secrets\nTELEGRAM_BOT_TOKEN=123:abc\n\nTELEGRAM_OWNER_CHAT_ID=42 # the owner\n";
+
+interface World {
+  applied?: string[];
+  secrets?: string[];
+  put?: FakeAnswer;
+}
+
+/** A scripted Wrangler: d1 execute answers the applied set, secret list the names, put/delete succeed unless told. */
+function wrangler(world: World = {}) {
+  const fake = installFakeWrangler(spawnMock, (args) => {
+    if (args[0] === "d1") return d1Rows((world.applied ?? ALL_APPLIED).map((name) => ({ name })));
+    if (args[0] === "secret" && args[1] === "list") return { code: 0, stdout: JSON.stringify((world.secrets ?? []).map((name) => ({ name, type: "secret_text" })), null, "  ") };
+    if (args[0] === "secret" && args[1] === "put") return world.put ?? { code: 0, stdout: "✨ Success! Uploaded secret" };
+    return { code: 0 };
+  });
+  const stdin: string[] = [];
+  const inner = spawnMock.getMockImplementation()!;
+  spawnMock.mockImplementation(((...params: Parameters<typeof inner>) => {
+    const child = inner(...params) as unknown as { stdin?: PassThrough };
+    const input = new PassThrough();
+    let text = "";
+    input.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+    input.on("finish", () => stdin.push(text));
+    child.stdin = input;
+    return child;
+  }) as unknown as typeof inner);
+  return { ...fake, stdin };
+}
+
+function localProject(devVars?: string): { dir: string; devVars: string } {
+  const dir = tempProject();
+  const path = join(dir, ".dev.vars");
+  if (devVars !== undefined) writeFileSync(path, devVars, { mode: 0o644 });
+  return { dir, devVars: path };
+}
+
+const read = (path: string) => readFileSync(path, "utf8");
+
+describe(".dev.vars editing", () => {
+  it("sets a value in place, drops duplicates and keeps every other line", () => {
+    const text = "# c\nA=1\nFLAG=false\nB='x y'\nFLAG=TRUE\n";
+    expect(withDevVar(text, "FLAG", "true")).toBe("# c\nA=1\nFLAG=true\nB='x y'\n");
+    expect(withDevVar(text, "FLAG", null)).toBe("# c\nA=1\nB='x y'\n");
+    expect(withDevVar("A=1", "FLAG", "true")).toBe("A=1\nFLAG=true\n");
+    expect(withDevVar("", "FLAG", "true")).toBe("FLAG=true\n");
+  });
+
+  it("parses like dotenv: quotes, export, comments, later lines win", () => {
+    const values = parseDevVars("export A=\"q\"\nB='s' \nC=plain # note\nD=1\nD=2\n");
+    expect(Object.fromEntries(values)).toEqual({ A: "q", B: "s", C: "plain", D: "2" });
+  });
+});
+
+describe("magnt flags (local)", () => {
+  it("list: every flag the monolith reads, with exact-value states", async () => {
+    const project = localProject("TELEGRAM_NOTIFICATIONS_ENABLED=TRUE\nTELEGRAM_PREVIEW_MODE=metadata_only\n");
+    const { calls } = wrangler();
+    const run = await runMagnt(["flags", "list", "--json"], { cwd: project.dir });
+    expect(run.code).toBe(0);
+    expect(calls).toHaveLength(0);
+    const listing = JSON.parse(run.lines[0]!) as { role: string; flags: { flag: string; state: string; value: string | null; default: string }[] };
+    expect(listing.role).toBe("monolith");
+    expect(listing.flags.map((flag) => flag.flag)).toEqual([
+      "TELEGRAM_NOTIFICATIONS_ENABLED",
+      "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED",
+      "TELEGRAM_PREVIEW_MODE",
+      "DIALOGUE_ENABLED",
+      "DIALOGUE_READ_RECEIPTS_ENABLED",
+    ]);
+    expect(listing.flags[0]).toEqual({ flag: "TELEGRAM_NOTIFICATIONS_ENABLED", default: "off", state: "off", value: "TRUE" });
+    expect(listing.flags[2]).toMatchObject({ state: "on", value: "metadata_only", default: "unset (excerpt mode)" });
+  });
+
+  it("list: a flag under vars in the config is an error (exit 1)", async () => {
+    const project = localProject();
+    const config = join(project.dir, "wrangler.local.jsonc");
+    writeFileSync(config, read(config).replace('"SITE_ORIGIN": ""', '"SITE_ORIGIN": "", "TELEGRAM_NOTIFICATIONS_ENABLED": "true"'));
+    wrangler();
+    const run = await runMagnt(["flags", "list"], { cwd: project.dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('under "vars"');
+  });
+
+  it("enable: checks 0004, both secrets and the cron, then writes the flag with mode 0600 keeping other lines", async () => {
+    const project = localProject(SECRETS);
+    const { calls } = wrangler();
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_NOTIFICATIONS_ENABLED", "--yes", "--json"], { cwd: project.dir });
+    expect(run.code).toBe(0);
+    expect(sqlOf(calls[0]!.args)).toBe("SELECT name FROM d1_migrations ORDER BY id");
+    expect(calls[0]!.args).toContain("--local");
+    expect(read(project.devVars)).toBe(`${SECRETS}TELEGRAM_NOTIFICATIONS_ENABLED=true\n`);
+    expect(statSync(project.devVars).mode & 0o777).toBe(0o600);
+    const result = JSON.parse(run.lines[0]!) as { flag: string; state: string; checks: { check: string; ok: boolean }[] };
+    expect(result).toMatchObject({ flag: "TELEGRAM_NOTIFICATIONS_ENABLED", worker: "magnt-observer-local", state: "on" });
+    expect(result.checks.map((check) => check.check)).toEqual([
+      "migration 0004_owner_notifications.sql applied",
+      "secret TELEGRAM_BOT_TOKEN present",
+      "secret TELEGRAM_OWNER_CHAT_ID present",
+      'cron "* * * * *" in wrangler.local.jsonc',
+    ]);
+    expect(result.checks.every((check) => check.ok)).toBe(true);
+  });
+
+  it("enable creates .dev.vars with mode 0600 when it is absent (preview mode needs nothing)", async () => {
+    const project = localProject();
+    const { calls } = wrangler();
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_PREVIEW_MODE", "--yes"], { cwd: project.dir });
+    expect(run.code).toBe(0);
+    expect(calls).toHaveLength(0);
+    expect(read(project.devVars)).toBe("TELEGRAM_PREVIEW_MODE=metadata_only\n");
+    expect(statSync(project.devVars).mode & 0o777).toBe(0o600);
+  });
+
+  it("enable refuses, listing every failed check and changing nothing, without secrets, 0004 or the cron", async () => {
+    const project = localProject("OTHER=1\n");
+    const config = join(project.dir, "wrangler.local.jsonc");
+    writeFileSync(config, read(config).replace('"triggers": { "crons": ["* * * * *"] }', '"triggers": { "crons": [] }'));
+    wrangler({ applied: ALL_APPLIED.slice(0, 3) });
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_NOTIFICATIONS_ENABLED", "--yes"], { cwd: project.dir });
+    expect(run.code).toBe(1);
+    for (const text of ["0004_owner_notifications.sql", "TELEGRAM_BOT_TOKEN", "TELEGRAM_OWNER_CHAT_ID", "cron"]) expect(run.stderr).toContain(text);
+    expect(read(project.devVars)).toBe("OTHER=1\n");
+  });
+
+  it("refuses TELEGRAM_GOAL_NOTIFICATIONS_ENABLED while TELEGRAM_NOTIFICATIONS_ENABLED is off", async () => {
+    for (const value of [undefined, "TRUE", "false"]) {
+      const project = localProject(value === undefined ? SECRETS : `${SECRETS}TELEGRAM_NOTIFICATIONS_ENABLED=${value}\n`);
+      wrangler();
+      const before = read(project.devVars);
+      const run = await runMagnt(["flags", "enable", "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED", "--yes"], { cwd: project.dir });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("flag TELEGRAM_NOTIFICATIONS_ENABLED on");
+      expect(read(project.devVars)).toBe(before);
+    }
+  });
+
+  it("enables the goal flag once 0003–0005 are applied and the main flag is on", async () => {
+    const project = localProject(`${SECRETS}TELEGRAM_NOTIFICATIONS_ENABLED=true\n`);
+    wrangler({ applied: ALL_APPLIED.slice(0, 4) });
+    expect((await runMagnt(["flags", "enable", "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED", "--yes"], { cwd: project.dir })).code).toBe(1);
+    wrangler();
+    expect((await runMagnt(["flags", "enable", "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED", "--yes"], { cwd: project.dir })).code).toBe(0);
+    expect(parseDevVars(read(project.devVars)).get("TELEGRAM_GOAL_NOTIFICATIONS_ENABLED")).toBe("true");
+  });
+
+  it.each(["DIALOGUE_ENABLED", "DIALOGUE_READ_RECEIPTS_ENABLED"])("refuses %s until its release's migrations exist, saying so", async (flag) => {
+    const project = localProject(`${SECRETS}DIALOGUE_TOKEN_KEY=x\nDIALOGUE_ENABLED=true\n`);
+    const { calls } = wrangler();
+    const run = await runMagnt(["flags", "enable", flag, "--yes", "--json"], { cwd: project.dir });
+    expect(run.code).toBe(1);
+    expect(calls).toHaveLength(0);
+    expect(run.stderr).toMatch(/0006_owner_state\.sql.*does not exist yet|0007_dialogue\.sql does not exist yet/);
+    expect(run.stderr).toContain("dialogue release (C.1)");
+    expect(JSON.parse(run.lines[0]!)).toMatchObject({ flag, checks: [{ ok: false }] });
+  });
+
+  it.each(["OWNER_MCP_ENABLED", "OWNER_MCP_WRITE_ENABLED", "DIALOGUE_REPLIES_ENABLED"])("%s is not read by the monolith → exit 2", async (flag) => {
+    const project = localProject();
+    wrangler();
+    expect((await runMagnt(["flags", "enable", flag, "--yes"], { cwd: project.dir })).code).toBe(2);
+  });
+
+  it.each(["telegram_notifications_enabled", "FOO", "TELEGRAM_BOT_TOKEN"])("unknown flag %s → exit 2", async (flag) => {
+    const project = localProject();
+    wrangler();
+    const run = await runMagnt(["flags", "enable", flag, "--yes", "--json"], { cwd: project.dir });
+    expect(run.code).toBe(2);
+    expect(run.lastJson()).toMatchObject({ error: { code: "usage" } });
+  });
+
+  it("never prompts without a TTY: no --yes → exit 2, nothing changed", async () => {
+    const project = localProject(SECRETS);
+    wrangler();
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_NOTIFICATIONS_ENABLED"], { cwd: project.dir, tty: false });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("confirmation required: pass --yes");
+    expect(read(project.devVars)).toBe(SECRETS);
+  });
+
+  it("disable removes only that line, warns about a dependent flag still on, and an absent flag succeeds", async () => {
+    const project = localProject(`${SECRETS}TELEGRAM_NOTIFICATIONS_ENABLED=true\nTELEGRAM_GOAL_NOTIFICATIONS_ENABLED=true\n`);
+    wrangler();
+    const run = await runMagnt(["flags", "disable", "TELEGRAM_NOTIFICATIONS_ENABLED", "--yes", "--json"], { cwd: project.dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("TELEGRAM_GOAL_NOTIFICATIONS_ENABLED is still on");
+    expect(read(project.devVars)).toBe(`${SECRETS}TELEGRAM_GOAL_NOTIFICATIONS_ENABLED=true\n`);
+    expect(JSON.parse(run.lines[0]!)).toMatchObject({ flag: "TELEGRAM_NOTIFICATIONS_ENABLED", state: "off" });
+
+    const again = await runMagnt(["flags", "disable", "TELEGRAM_NOTIFICATIONS_ENABLED"], { cwd: project.dir });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("nothing to do");
+  });
+
+  it("disable on a project without .dev.vars does not create one", async () => {
+    const project = localProject();
+    wrangler();
+    expect((await runMagnt(["flags", "disable", "TELEGRAM_PREVIEW_MODE"], { cwd: project.dir })).code).toBe(0);
+    expect(existsSync(project.devVars)).toBe(false);
+  });
+});
+
+describe("magnt flags (remote)", () => {
+  it("requires an explicit --config (exit 2, nothing spawned)", async () => {
+    const { calls } = wrangler();
+    const run = await runMagnt(["flags", "list", "--remote", "--json"], { cwd: tempProject({ realId: true }) });
+    expect(run.code).toBe(2);
+    expect(calls).toHaveLength(0);
+    expect(run.stderr).toContain("explicit --config");
+  });
+
+  it("refuses a config with the placeholder database id (exit 2, nothing spawned)", async () => {
+    const { calls } = wrangler();
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_PREVIEW_MODE", "--remote", "--config", "wrangler.jsonc", "--yes"], { cwd: tempProject() });
+    expect(run.code).toBe(2);
+    expect(calls).toHaveLength(0);
+    expect(run.stderr).toContain("placeholder");
+  });
+
+  it("list: secret set / not set from wrangler secret list, ending with the dashboard-variable warning", async () => {
+    const { calls } = wrangler({ secrets: ["TELEGRAM_NOTIFICATIONS_ENABLED", "TELEGRAM_BOT_TOKEN"] });
+    const run = await runMagnt(["flags", "list", "--remote", "--config", "wrangler.jsonc"], { cwd: tempProject({ realId: true }), env: { NO_COLOR: "1" } });
+    expect(run.code).toBe(0);
+    expect(calls[0]!.args).toEqual(["secret", "list", "--config", "wrangler.jsonc", "--format", "json"]);
+    expect(run.stdout).toContain("secret_set");
+    expect(run.stdout).toContain("not_set");
+    expect(run.stderr.trim().split("\n").at(-1)).toContain("dashboard variable");
+  });
+
+  it("enable: checks remote migrations and secrets, then puts the value on stdin without a newline", async () => {
+    const fake = wrangler({ secrets: ["TELEGRAM_BOT_TOKEN", "TELEGRAM_OWNER_CHAT_ID"] });
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_NOTIFICATIONS_ENABLED", "--remote", "--config", "wrangler.jsonc", "--yes", "--json"], {
+      cwd: tempProject({ realId: true }),
+    });
+    expect(run.code).toBe(0);
+    const put = fake.calls.find((call) => call.args[1] === "put")!;
+    expect(put.args).toEqual(["secret", "put", "TELEGRAM_NOTIFICATIONS_ENABLED", "--config", "wrangler.jsonc"]);
+    expect(put.options.shell).toBe(false);
+    expect(fake.calls.find((call) => call.args[0] === "d1")!.args).toContain("--remote");
+    expect(fake.stdin.at(-1)).toBe("true");
+    expect(JSON.parse(run.lines[0]!)).toMatchObject({ state: "secret_set" });
+  });
+
+  it("explains Cloudflare error 10053 (a dashboard variable) and exits 1", async () => {
+    wrangler({ put: { code: 1, stderr: "✘ [ERROR] A request to the Cloudflare API failed.\n  Binding name 'TELEGRAM_PREVIEW_MODE' already in use. [code: 10053]\n" } });
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_PREVIEW_MODE", "--remote", "--config", "wrangler.jsonc", "--yes"], {
+      cwd: tempProject({ realId: true }),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("dashboard variable named TELEGRAM_PREVIEW_MODE");
+    expect(run.stderr).toContain("delete that variable in the Cloudflare dashboard");
+  });
+
+  it("refuses the goal flag remotely while the main flag is not set", async () => {
+    const fake = wrangler({ secrets: [] });
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED", "--remote", "--config", "wrangler.jsonc", "--yes"], {
+      cwd: tempProject({ realId: true }),
+    });
+    expect(run.code).toBe(1);
+    expect(fake.calls.some((call) => call.args[1] === "put")).toBe(false);
+  });
+
+  it("disable: secret delete with CI=1 when set, nothing when not set", async () => {
+    const fake = wrangler({ secrets: ["TELEGRAM_PREVIEW_MODE"] });
+    const project = tempProject({ realId: true });
+    expect((await runMagnt(["flags", "disable", "TELEGRAM_PREVIEW_MODE", "--remote", "--config", "wrangler.jsonc", "--yes"], { cwd: project })).code).toBe(0);
+    const remove = fake.calls.find((call) => call.args[1] === "delete")!;
+    expect(remove.args).toEqual(["secret", "delete", "TELEGRAM_PREVIEW_MODE", "--config", "wrangler.jsonc"]);
+    expect(remove.options.env?.CI).toBe("1");
+
+    const none = wrangler({ secrets: [] });
+    expect((await runMagnt(["flags", "disable", "TELEGRAM_PREVIEW_MODE", "--remote", "--config", "wrangler.jsonc"], { cwd: project })).code).toBe(0);
+    expect(none.calls.some((call) => call.args[1] === "delete")).toBe(false);
+  });
+});

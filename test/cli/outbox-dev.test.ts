@@ -1,0 +1,54 @@
+/**
+ * The local notification tooling of `magnt dev` (08 §13, 05 §1): the printed
+ * cron pass and `--telegram-api-origin`, accepted only as a loopback `http`
+ * origin written exactly as `new URL(value).origin` prints it (00 §7).
+ */
+import { describe, expect, it, vi } from "vitest";
+import * as childProcess from "node:child_process";
+import { parseStandInOrigin, scheduledUrl } from "../../cli/commands/dev";
+import { installFakeWrangler, runMagnt } from "./harness";
+
+vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOriginal<typeof import("node:child_process")>()), spawn: vi.fn() }));
+const spawnMock = vi.mocked(childProcess.spawn);
+
+describe("magnt dev and the Telegram stand-in", () => {
+  it("prints how to run one cron pass", async () => {
+    installFakeWrangler(spawnMock, () => ({ code: 0 }));
+    const run = await runMagnt(["dev", "--no-migrate", "--port", "9000"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("curl http://127.0.0.1:9000/cdn-cgi/handler/scheduled");
+    expect(scheduledUrl(8787)).toBe("http://127.0.0.1:8787/cdn-cgi/handler/scheduled");
+  });
+
+  it("passes --telegram-api-origin to wrangler dev as a --var", async () => {
+    const { calls } = installFakeWrangler(spawnMock, () => ({ code: 0 }));
+    const run = await runMagnt(["dev", "--no-migrate", "--port", "9000", "--telegram-api-origin", "http://127.0.0.1:8790"]);
+    expect(run.code).toBe(0);
+    expect(calls[0]!.args).toEqual([
+      "dev", "--config", "wrangler.local.jsonc", "--local", "--ip", "127.0.0.1", "--port", "9000",
+      "--var", "PUBLIC_ORIGIN:http://localhost:9000", "--var", "TELEGRAM_API_ORIGIN:http://127.0.0.1:8790",
+    ]);
+  });
+
+  it.each(["http://127.0.0.1:8790", "http://localhost:1", "http://[::1]:8790", "http://localhost"])("accepts %s", (origin) => {
+    expect(parseStandInOrigin(origin)).toBe(origin);
+  });
+
+  it.each([
+    "https://api.telegram.org",
+    "https://127.0.0.1:8790",
+    "http://127.0.0.1:8790/",
+    "http://127.0.0.1:8790/bot",
+    "http://evil.example:8790",
+    "http://127.0.0.2:8790",
+    "http://user@localhost:8790",
+    "http://LOCALHOST:8790",
+    "127.0.0.1:8790",
+    "",
+  ])("refuses %j with exit 2 before anything runs", async (origin) => {
+    const { calls } = installFakeWrangler(spawnMock, () => ({ code: 0 }));
+    const run = await runMagnt(["dev", "--telegram-api-origin", origin]);
+    expect(run.code).toBe(2);
+    expect(calls).toHaveLength(0);
+  });
+});
