@@ -1,0 +1,104 @@
+/**
+ * Owner capability (06): the local OAuth 2.1 server pinned to one GitHub
+ * account, the bearer check, and the owner's own data. What other layers may
+ * use; the owner gateway's route table and core's `OwnerEntrypoint` are wired
+ * in worker/entries.
+ *
+ * - config.ts          secrets/flags → OwnerConfig, fail closed (§1)
+ * - http.ts            handler input/deps/answer, the gate (404 off / 503 misconfigured)
+ * - bearer.ts          /mcp bearer check and challenges (§4), shared with core (§5)
+ * - spent.ts           the single-use ledger on D1 (§5)
+ * - store.ts           owner queries for the four tools (§6–§7)
+ * - visitor-content.ts the untrusted-visitor-content group (§6)
+ * - oauth/             metadata, registration, authorize + consent, GitHub link, token (§3)
+ *
+ * Handlers are `(input, env, deps) => Promise<OwnerAnswer>` and return their
+ * telemetry facts (`outcome`, `step`) as values; nothing here logs.
+ */
+export {
+  DEFAULT_GITHUB_API_ORIGIN,
+  DEFAULT_GITHUB_OAUTH_ORIGIN,
+  DEFAULT_OWNER_ORIGIN,
+  parseOwnerConfig,
+  resolveOwner,
+  type OwnerConfig,
+  type OwnerEnv,
+  type OwnerRole,
+  type OwnerState,
+} from "./config";
+export {
+  gated,
+  openGate,
+  ownerInput,
+  type OwnerAnswer,
+  type OwnerDeps,
+  type OwnerGate,
+  type OwnerHandler,
+  type OwnerInput,
+  type OwnerStep,
+  type SpentKind,
+  type SpentLedger,
+} from "./http";
+export {
+  advertisedScope,
+  authenticateOwnerMcp,
+  decideBearer,
+  insufficientScopeChallenge,
+  insufficientScopeResponse,
+  readBearer,
+  renderBearerRejection,
+  resourceMetadataUrl,
+  type BearerDecision,
+  type OwnerAuthentication,
+} from "./bearer";
+export { d1SpentLedger, deleteExpiredSpent } from "./spent";
+export { deriveOwnerKeys, type OwnerKeys } from "./oauth/keys";
+export { verifyAccessToken, type AccessClaims } from "./oauth/objects";
+export { OWNER_SCOPES, type OwnerScope } from "./oauth/scopes";
+export {
+  authorizationServerMetadata,
+  protectedResourceMetadata,
+  serveAuthorizationServerMetadata,
+  serveOAuthPreflight,
+  serveProtectedResourceMetadata,
+} from "./oauth/metadata";
+export { serveRegister } from "./oauth/register";
+export { serveAuthorize, serveConsent } from "./oauth/authorize";
+export { serveGithubCallback } from "./oauth/github";
+export { serveToken } from "./oauth/token";
+export {
+  decodeCursor,
+  encodeCursor,
+  listContacts,
+  listObservedGoals,
+  saveDraft,
+  setContactState,
+  type ContactItem,
+  type DraftItem,
+  type ListContactsQuery,
+  type ListObservedGoalsQuery,
+  type ListResult,
+  type ObservedGoalItem,
+  type OwnerContactState,
+  type SaveDraftCommand,
+  type SaveDraftResult,
+  type SetContactStateResult,
+} from "./store";
+export {
+  labelVisitorContent,
+  previewText,
+  VISITOR_CONTENT_LABEL,
+  VISITOR_CONTENT_NOTICE,
+  type VisitorContent,
+} from "./visitor-content";
+export {
+  listContactsInputSchema,
+  listObservedGoalsInputSchema,
+  parseSince,
+  saveDraftInputSchema,
+  setContactStateInputSchema,
+  type ListContactsInput,
+  type ListObservedGoalsInput,
+  type SaveDraftInput,
+  type SetContactStateInput,
+} from "./schemas";

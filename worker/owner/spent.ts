@@ -1,0 +1,33 @@
+/**
+ * Core's single-use ledger on D1 (06 §5 `spendOnce`/`isSpent`, 09
+ * `owner_oauth_spent`): authorization codes, refresh tokens and revoked
+ * refresh families. `INSERT … ON CONFLICT DO NOTHING` makes "first caller
+ * wins" atomic in the database, so two racing redemptions of one code can
+ * never both succeed.
+ *
+ * A storage failure throws (`StorageError`): the token endpoint then answers
+ * 503 and issues nothing, instead of guessing that a code is unspent.
+ */
+import { first, run, statement } from "../storage/d1";
+import type { SpentKind, SpentLedger } from "./http";
+
+export function d1SpentLedger(db: D1Database): SpentLedger {
+  return {
+    async spendOnce(id: string, kind: SpentKind, expiresAt: string): Promise<boolean> {
+      const result = await run(
+        db,
+        statement("INSERT INTO owner_oauth_spent (id, kind, expires_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING", id, kind, expiresAt),
+      );
+      return result.meta.changes === 1;
+    },
+    async isSpent(id: string): Promise<boolean> {
+      return (await first(db, statement("SELECT 1 AS spent FROM owner_oauth_spent WHERE id = ?", id))) !== null;
+    },
+  };
+}
+
+/** Deletes ledger rows whose object can no longer be presented (the cron's housekeeping, 09 §1). */
+export async function deleteExpiredSpent(db: D1Database, nowIso: string): Promise<number> {
+  const result = await run(db, statement("DELETE FROM owner_oauth_spent WHERE expires_at <= ?", nowIso));
+  return result.meta.changes;
+}
