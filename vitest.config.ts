@@ -1,12 +1,15 @@
 /**
- * Three Vitest projects (spec 10 §1):
+ * Four Vitest projects (spec 10 §1):
  * - workers: the Worker in the real workerd runtime with a real local D1 (no Wrangler process);
+ * - split:   the split deployment in workerd: the gateway as the main Worker, core (and later the
+ *            owner gateway) as auxiliary Workers bundled by test/split/global-setup.ts;
  * - node:    CLI logic, contracts, configs and pure functions in Node;
  * - e2e:     suites that start the door with Wrangler and run the built CLI as a child process.
- * `npm test` runs workers + node; `npm run test:e2e` runs e2e.
+ * `npm test` runs workers + node + split; `npm run test:e2e` runs e2e.
  */
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { activeAuxiliaryWorkers, bundlePath, SPLIT_D1_ID } from "./test/split/topology.js";
 
 /** The production-like names the workers suites address the door with (10 §1). */
 export const TEST_VARS = {
@@ -14,6 +17,31 @@ export const TEST_VARS = {
   ALLOWED_HOSTS: "magnt.ru,www.magnt.ru",
   SITE_ORIGIN: "https://raw.githubusercontent.com/redkov-dev/cortex/main",
 };
+
+/** compatibility_date of every deployable config (00 §3). */
+const COMPATIBILITY_DATE = "2026-04-01";
+
+/** The auxiliary Workers of the split project, loaded from the globalSetup's bundles. */
+function splitAuxiliaryWorkers() {
+  return activeAuxiliaryWorkers().map((worker) => ({
+    name: worker.name,
+    modules: true,
+    scriptPath: bundlePath(worker),
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings: { ...TEST_VARS },
+    d1Databases: { ...worker.d1Databases },
+    serviceBindings: { ...worker.serviceBindings },
+  }));
+}
+
+/** Bindings of the split project's runner (the gateway) that reach each auxiliary Worker's test taps. */
+function splitTestBindings() {
+  return Object.fromEntries(
+    activeAuxiliaryWorkers().flatMap((worker) =>
+      worker.testBinding ? [[worker.testBinding, { name: worker.name, entrypoint: "TestTaps" }]] : [],
+    ),
+  );
+}
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("migrations");
@@ -40,6 +68,28 @@ export default defineConfig(async () => {
             name: "workers",
             include: ["test/worker/**/*.test.ts", "test/fuzz/**/*.test.ts"],
             setupFiles: ["./test/worker/setup.ts"],
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              main: "./worker/entries/gateway.ts",
+              // The gateway's own config: its CORE binding to magnt-core is the one under test.
+              wrangler: { configPath: "./wrangler.gateway.jsonc" },
+              miniflare: {
+                bindings: { ...TEST_VARS, TEST_MIGRATIONS: migrations },
+                // The test's view of core's database (same id, so the same storage): migrate and inspect.
+                d1Databases: { TEST_CONTACTS: SPLIT_D1_ID },
+                serviceBindings: splitTestBindings(),
+                workers: splitAuxiliaryWorkers(),
+              },
+            }),
+          ],
+          test: {
+            name: "split",
+            include: ["test/split/**/*.test.ts"],
+            globalSetup: ["./test/split/global-setup.ts"],
+            setupFiles: ["./test/split/setup.ts"],
           },
         },
         {

@@ -1,0 +1,80 @@
+/**
+ * The split deployment as the "split" Vitest project runs it (00 §3, 10 §1):
+ * the public gateway is the pool's main Worker (so `SELF` is magnt-observer in
+ * the gateway role) and every other deployable is a Miniflare auxiliary Worker.
+ *
+ * The pool hands auxiliary Workers to Miniflare without bundling them, so the
+ * project's globalSetup (./global-setup.ts) bundles each entry below with
+ * esbuild into `dist/test-workers/<role>.mjs` first. Node-side module: imported
+ * by vitest.config.ts and the globalSetup, never by a test.
+ *
+ * Adding a deployable is one entry in `AUXILIARY_WORKERS`. An entry whose
+ * module is not on disk yet is inactive: not bundled, not started, not bound.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+
+/** The production-like variables every split Worker runs with (the workers project's TEST_VARS). */
+export interface SplitVars {
+  readonly [name: string]: string;
+}
+
+/** One auxiliary Worker of the split topology. */
+export interface AuxiliaryWorker {
+  /** The deployable's role; its bundle is `dist/test-workers/<role>.mjs`. */
+  readonly role: "core" | "owner_gateway";
+  /** The Worker name of 00 §3 (what Service Bindings point at). */
+  readonly name: string;
+  /** The real entry module, repository-relative. */
+  readonly entry: string;
+  /** Its D1 bindings (binding name → database id shared inside the Miniflare instance). */
+  readonly d1Databases?: Readonly<Record<string, string>>;
+  /** Its Service Bindings (binding name → Worker name, optionally a named entrypoint). */
+  readonly serviceBindings?: Readonly<Record<string, string | { name: string; entrypoint: string }>>;
+  /** A binding on the main (gateway) Worker that reaches this Worker, for tests that call it directly. */
+  readonly testBinding?: string;
+}
+
+/**
+ * The one D1 database of the topology. Miniflare keys local D1 storage by the
+ * database id, so every Worker of one instance that binds this id shares the
+ * same database: core as `CONTACTS`, the test runner as `TEST_CONTACTS`.
+ */
+export const SPLIT_D1_ID = "00000000-0000-4000-8000-0000000051a7";
+
+/** Where the globalSetup writes the bundles. */
+export const TEST_WORKERS_DIR = "dist/test-workers";
+
+/** The test-only taps module every auxiliary bundle carries beside its real entry (console lines, limiter keys). */
+export const TAPS_MODULE = "test/split/workers/taps.ts";
+
+export const AUXILIARY_WORKERS: readonly AuxiliaryWorker[] = [
+  {
+    role: "core",
+    name: "magnt-core",
+    entry: "worker/entries/core.ts",
+    d1Databases: { CONTACTS: SPLIT_D1_ID },
+    // A recording fake of the Workers Rate Limiting binding (01 §14): always allows, remembers each key.
+    serviceBindings: { PUBLIC_WRITES: { name: "magnt-core", entrypoint: "RateLimitRecorder" } },
+    testBinding: "TEST_CORE",
+  },
+  // ── Owner gateway (B.1, 06): INACTIVE until worker/entries/owner-gateway.ts exists. ──
+  // Its owner secrets and flags are added here by whoever lands the entry; core must export
+  // `OwnerEntrypoint` by then, or Miniflare refuses to start the binding below.
+  {
+    role: "owner_gateway",
+    name: "magnt-owner",
+    entry: "worker/entries/owner-gateway.ts",
+    serviceBindings: { OWNER_CORE: { name: "magnt-core", entrypoint: "OwnerEntrypoint" } },
+    testBinding: "TEST_OWNER",
+  },
+];
+
+/** The auxiliary Workers whose entry module exists in the working tree. */
+export function activeAuxiliaryWorkers(root = process.cwd()): AuxiliaryWorker[] {
+  return AUXILIARY_WORKERS.filter((worker) => existsSync(resolve(root, worker.entry)));
+}
+
+export function bundlePath(worker: Pick<AuxiliaryWorker, "role">, root = process.cwd()): string {
+  return resolve(root, TEST_WORKERS_DIR, `${worker.role}.mjs`);
+}
