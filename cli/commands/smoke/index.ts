@@ -60,7 +60,7 @@ async function runSmoke(rt: CommandRuntime, args: string[], options: SmokeOption
   const timeout = parseIntegerOption("--timeout", options.timeout, 1, 600_000);
   const plan = smokePlan(options);
   const reporter = createReporter(rt);
-  const session = new SmokeSession(url, timeout, options.legacy === true);
+  const session = await SmokeSession.open(url, timeout, options.legacy === true);
   let failure: { step: StepName; message: string; unreachable: boolean } | undefined;
   try {
     for (const step of plan) {

@@ -5,7 +5,7 @@
  * id). The steps themselves live in steps.ts; this class only offers the
  * calls they make and the scrubbing every printed message goes through.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SMOKE_CLIENT_NAME, SMOKE_CLIENT_VERSION, TOOL_SEARCH } from "../../../worker/contracts";
 import { describeUnknown } from "../../lib/errors";
 import { controlledFetch, type ReachTracker } from "../../lib/http";
@@ -33,16 +33,26 @@ export class SmokeSession {
   private readonly client: Client;
   private readonly transport: StreamableHTTPClientTransport;
 
-  constructor(
+  /**
+   * Loads the MCP client only when a smoke test runs: every other command
+   * (metrics above all, 08 §5.2) starts without its ~27 MB.
+   */
+  static async open(url: URL, timeout: number, legacy: boolean): Promise<SmokeSession> {
+    const sdk = await import("@modelcontextprotocol/client");
+    return new SmokeSession(url, timeout, legacy, sdk);
+  }
+
+  private constructor(
     readonly url: URL,
     readonly timeout: number,
     readonly legacy: boolean,
+    sdk: typeof import("@modelcontextprotocol/client"),
   ) {
-    this.client = new Client(
+    this.client = new sdk.Client(
       { name: SMOKE_CLIENT_NAME, version: SMOKE_CLIENT_VERSION },
       { versionNegotiation: { mode: legacy ? "legacy" : "auto" } },
     );
-    this.transport = new StreamableHTTPClientTransport(url, { fetch: controlledFetch(this.tracker) });
+    this.transport = new sdk.StreamableHTTPClientTransport(url, { fetch: controlledFetch(this.tracker) });
   }
 
   /**
