@@ -7,6 +7,7 @@ import { PACKAGE_VERSION } from "../worker/contracts";
 import { registerDeployGuard } from "./commands/deploy-guard";
 import { registerDev } from "./commands/dev";
 import { registerFlags } from "./commands/flags/index";
+import { registerMetrics } from "./commands/metrics";
 import { registerMigrate } from "./commands/migrate";
 import { registerOutbox } from "./commands/outbox";
 import { registerProbeCheck } from "./commands/probe-check";
@@ -49,6 +50,7 @@ export function createProgram(ctx: CliContext): Command {
         "magnt signals hide ts_… --remote --config wrangler.jsonc --yes",
         "magnt flags enable TELEGRAM_NOTIFICATIONS_ENABLED --yes",
         "magnt outbox --json",
+        "magnt metrics observer.ndjson --since 2026-05-01",
       ]) + "\nExit codes: 0 success, 1 check failed, 2 usage error, 3 environment failure.\n",
     );
   registerDev(program, ctx);
@@ -60,6 +62,7 @@ export function createProgram(ctx: CliContext): Command {
   registerFlags(program, ctx);
   registerOutbox(program, ctx);
   registerDeployGuard(program, ctx);
+  registerMetrics(program, ctx);
   for (const command of allCommands(program)) {
     command.exitOverride().showHelpAfterError().configureOutput(program.configureOutput());
   }
