@@ -57,51 +57,47 @@ export type CappedResponse =
  * cap. Never throws and never follows a redirect: a 3xx is `redirect` (and the
  * redirect body is discarded unread).
  */
-export async function postJsonCapped(
+export function postJsonCapped(
   url: string,
   payload: unknown,
   options: { timeoutMs?: number; maxBodyBytes?: number } = {},
 ): Promise<CappedResponse> {
-  const signal = AbortSignal.timeout(options.timeoutMs ?? OUTBOUND_TIMEOUT_MS);
-  let response: Response;
-  try {
-    response = await fetchOutbound(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(payload),
-      redirect: "manual",
-      signal,
-    });
-  } catch {
-    // The error object may quote the URL (and with it a token): only its kind survives.
-    return { ok: false, kind: signal.aborted ? "timeout" : "network" };
-  }
-  if (response.status >= 300 && response.status < 400) {
-    await discard(response);
-    return { ok: false, kind: "redirect", status: response.status };
-  }
-  const body = await readCapped(response, options.maxBodyBytes ?? OUTBOUND_BODY_MAX_BYTES);
-  if (body === "timeout") return { ok: false, kind: "timeout", status: response.status };
-  return { ok: true, status: response.status, body };
+  return guardedRequest(
+    url,
+    { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) },
+    options,
+  );
 }
 
 /**
  * The GitHub exit of the owner link flow (06 §3.4): the code exchange (POST,
  * form body holding the client secret) and the user lookup (GET with the
- * user's GitHub token). Same guarantees as `postJsonCapped`: never throws,
- * never follows a redirect (the secret or token would follow it), 8 s limit,
- * capped body, and failures only as a kind.
+ * user's GitHub token). Same guarantees as `postJsonCapped`.
  */
-export async function githubRequestCapped(
+export function githubRequestCapped(
   url: string,
   init: { method: "GET" | "POST"; headers: Record<string, string>; body?: URLSearchParams },
   options: { timeoutMs?: number; maxBodyBytes?: number } = {},
 ): Promise<CappedResponse> {
+  return guardedRequest(url, { method: init.method, headers: init.headers, body: init.body ?? null }, options);
+}
+
+/**
+ * One API call under the guarantees of the header: never throws, never follows
+ * a redirect (a credential in the URL or body would follow it), a time limit,
+ * a capped body, and failures only as a kind — never the URL or an error text.
+ */
+async function guardedRequest(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: BodyInit | null },
+  options: { timeoutMs?: number; maxBodyBytes?: number },
+): Promise<CappedResponse> {
   const signal = AbortSignal.timeout(options.timeoutMs ?? OUTBOUND_TIMEOUT_MS);
   let response: Response;
   try {
-    response = await fetchOutbound(url, { method: init.method, headers: init.headers, body: init.body ?? null, redirect: "manual", signal });
+    response = await fetchOutbound(url, { ...init, redirect: "manual", signal });
   } catch {
+    // The error object may quote the URL (and with it a token): only its kind survives.
     return { ok: false, kind: signal.aborted ? "timeout" : "network" };
   }
   if (response.status >= 300 && response.status < 400) {

@@ -7,6 +7,7 @@ import { MCP_DOOR_VERSION, SHARED_MEMORY_VERSION, OWNER_RELEASE, DIALOGUE_RELEAS
 import { publicOrigin } from "../config/env";
 import type { DoorRequest } from "../edge/pipeline";
 import { notFound } from "../edge/responses";
+import { escapeHtml } from "../lib/html";
 
 /** The door endpoints the page lists, in order. */
 const BUILTIN_PAGE_PATHS = [
@@ -59,13 +60,4 @@ ${links}
   </body>
 </html>
 `;
-}
-
-export function escapeHtml(value: string): string {
-  return value
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
 }

@@ -5,7 +5,8 @@
  * `approve` and `deny`. Every value a client chose is escaped.
  */
 import type { OwnerScope } from "./scopes";
-import { escapeHtml, page } from "./html";
+import { escapeHtml } from "../../lib/html";
+import { page } from "./html";
 
 /** Plain-language meaning of each scope as the owner reads it. */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<OwnerScope, string>> = {

@@ -13,15 +13,7 @@
  * that approves at once) ends at that URI.
  */
 
-/** Escapes text for HTML element content and double- or single-quoted attributes. */
-export function escapeHtml(value: string): string {
-  return value
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
+import { escapeHtml } from "../../lib/html";
 
 /** The CSP of 06 §2; `extraFormActions` are already validated origins. */
 export function contentSecurityPolicy(githubOauthOrigin: string, extraFormActions: readonly string[] = []): string {
