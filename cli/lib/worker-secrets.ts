@@ -7,7 +7,7 @@
 import type { CliContext } from "./context";
 import { EnvironmentError } from "./errors";
 import type { D1Target } from "./target";
-import { runWrangler, spawnWrangler, type WranglerRun } from "./wrangler";
+import { runWrangler, type WranglerRun } from "./wrangler";
 
 /** Cloudflare's "binding name already in use" (a dashboard variable has the name). */
 export const BINDING_IN_USE_CODE = "10053";
@@ -36,9 +36,21 @@ export async function listWorkerSecrets(ctx: CliContext, target: D1Target, quiet
   return names;
 }
 
-/** `wrangler secret put <name>` with `value` on stdin; the run is returned so the caller can explain 10053. */
-export function putWorkerSecret(ctx: CliContext, target: D1Target, name: string, value: string, quiet: boolean): Promise<WranglerRun> {
-  return runWithInput(ctx, ["secret", "put", name, ...configArgs(target)], value, quiet);
+/**
+ * `wrangler secret put <name>` with `value` on stdin; the run is returned so the
+ * caller can explain 10053. Wrangler's stderr is forwarded only for a failure
+ * that is not 10053, which the CLI explains itself.
+ */
+export async function putWorkerSecret(ctx: CliContext, target: D1Target, name: string, value: string, quiet: boolean): Promise<WranglerRun> {
+  const run = await runWrangler(ctx, ["secret", "put", name, ...configArgs(target)], {
+    mode: "remote",
+    quiet,
+    nonInteractive: true,
+    forwardStderr: false,
+    input: value,
+  });
+  if (!quiet && run.code !== 0 && run.stderr !== "" && !run.stderr.includes(BINDING_IN_USE_CODE)) ctx.stderr.write(run.stderr);
+  return run;
 }
 
 /** `wrangler secret delete <name>`, with CI=1 so Wrangler does not ask. */
@@ -50,43 +62,4 @@ export async function deleteWorkerSecret(ctx: CliContext, target: D1Target, name
 /** Whether a failed run is Cloudflare error 10053. */
 export function isBindingInUse(run: WranglerRun): boolean {
   return `${run.stdout}\n${run.stderr}`.includes(BINDING_IN_USE_CODE);
-}
-
-/**
- * Like `runWrangler`, but with `input` written to the child's stdin and the
- * stream closed. Wrangler's own stderr is captured, not forwarded, because on
- * failure it is inspected for 10053 and the CLI prints its own explanation.
- */
-function runWithInput(ctx: CliContext, args: readonly string[], input: string, quiet: boolean): Promise<WranglerRun> {
-  const timeoutMs = ctx.wranglerTimeoutMs.remote;
-  const child = spawnWrangler(ctx, args, { stdio: ["pipe", "pipe", "pipe"], nonInteractive: true });
-  return new Promise<WranglerRun>((resolve, reject) => {
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout?.setEncoding("utf8");
-    child.stderr?.setEncoding("utf8");
-    child.stdout?.on("data", (chunk: string) => (stdout += chunk));
-    child.stderr?.on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGTERM");
-      setTimeout(() => child.kill("SIGKILL"), 2000).unref();
-    }, timeoutMs);
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(new EnvironmentError(`cannot start Wrangler: ${error.code ?? error.message}`));
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      if (timedOut) {
-        reject(new EnvironmentError(`wrangler ${args[0] ?? ""} ${args[1] ?? ""} timed out after ${Math.round(timeoutMs / 1000)} s and was stopped`));
-        return;
-      }
-      if (!quiet && code !== 0 && stderr !== "" && !stderr.includes(BINDING_IN_USE_CODE)) ctx.stderr.write(stderr);
-      resolve({ code: code ?? (signal === null ? 0 : 128), stdout, stderr });
-    });
-    child.stdin?.on("error", () => undefined);
-    child.stdin?.end(input);
-  });
 }

@@ -66,14 +66,25 @@ export interface WranglerRun {
  * is captured and, unless `quiet`, forwarded to ours (stdout is never
  * forwarded: in `--json` mode only the CLI writes to stdout). On the time
  * limit the child is killed (SIGTERM, then SIGKILL) and the call fails with exit 3.
+ * With `input`, that text is written to the child's stdin (a secret value never
+ * travels in argv); with `forwardStderr: false`, stderr is only captured, for a
+ * caller that inspects it and explains the failure itself.
  */
 export function runWrangler(
   ctx: CliContext,
   args: readonly string[],
-  options: { mode: TargetMode; quiet: boolean; nonInteractive?: boolean; forwardStdout?: boolean },
+  options: {
+    mode: TargetMode;
+    quiet: boolean;
+    nonInteractive?: boolean;
+    forwardStdout?: boolean;
+    forwardStderr?: boolean;
+    input?: string;
+  },
 ): Promise<WranglerRun> {
   const timeoutMs = ctx.wranglerTimeoutMs[options.mode];
-  const child = spawnWrangler(ctx, args, { stdio: ["ignore", "pipe", "pipe"], nonInteractive: options.nonInteractive ?? false });
+  const stdin = options.input === undefined ? "ignore" : "pipe";
+  const child = spawnWrangler(ctx, args, { stdio: [stdin, "pipe", "pipe"], nonInteractive: options.nonInteractive ?? false });
   return new Promise<WranglerRun>((resolvePromise, reject) => {
     let stdout = "";
     let stderr = "";
@@ -86,7 +97,7 @@ export function runWrangler(
     });
     child.stderr?.on("data", (chunk: string) => {
       stderr += chunk;
-      if (!options.quiet) ctx.stderr.write(chunk);
+      if (!options.quiet && options.forwardStderr !== false) ctx.stderr.write(chunk);
     });
     const timer = setTimeout(() => {
       timedOut = true;
@@ -105,5 +116,9 @@ export function runWrangler(
       }
       resolvePromise({ code: code ?? (signal === null ? 0 : 128), stdout, stderr });
     });
+    if (options.input !== undefined) {
+      child.stdin?.on("error", () => undefined);
+      child.stdin?.end(options.input);
+    }
   });
 }
