@@ -14,6 +14,13 @@ import type { GlobalOptions } from "./options";
 import { fitCells, layoutTable, type LayoutColumn } from "./table-layout";
 import { displayWidth, ELLIPSIS, terminalText, wrapToWidth } from "./terminal-text";
 
+
+/**
+ * cli-table3 colours through its own library, which decides by itself (and
+ * turns colour off whenever `CI` is set); the table is drawn plain and the
+ * header is painted with kleur, so the one predicate below decides alone.
+ */
+const PLAIN_STYLE = { head: [] as string[], border: [] as string[] };
 /** Longest table cell, in code points, including the ellipsis (08 §3). */
 export const CELL_MAX_CODE_POINTS = 60;
 /** The width assumed when stdout is not a terminal and `COLUMNS` is not set (08 §10). */
@@ -124,7 +131,7 @@ export class Output {
 
   /** A cli-table3 table on stdout; every cell goes through `tableCell`. */
   table(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
-    const table = new Table({ head: head.map(tableCell), style: this.tableStyle() });
+    const table = new Table({ head: head.map((cell) => this.paint.head(tableCell(cell))), style: PLAIN_STYLE });
     for (const row of rows) table.push(row.map(tableCell));
     this.ctx.stdout.write(`${table.toString()}\n`);
   }
@@ -143,7 +150,13 @@ export class Output {
     const cells = rows.map((row) => columns.map((_, index) => tableCell(row[index])));
     const layout = layoutTable(columns, cells, this.width);
     const fitted = fitCells(layout, cells);
-    const table = new Table({ head: fitted.head, colWidths: fitted.colWidths, wordWrap: false, truncate: ELLIPSIS, style: this.tableStyle() });
+    const table = new Table({
+      head: fitted.head.map((cell) => this.paint.head(cell)),
+      colWidths: fitted.colWidths,
+      wordWrap: false,
+      truncate: ELLIPSIS,
+      style: PLAIN_STYLE,
+    });
     for (const row of fitted.rows) table.push(row);
     this.ctx.stdout.write(`${table.toString()}\n`);
     return layout.hidden;
@@ -171,9 +184,6 @@ export class Output {
     }
   }
 
-  private tableStyle(): { head: string[]; border: string[] } {
-    return this.colour ? { head: ["cyan"], border: ["grey"] } : { head: [], border: [] };
-  }
 
   /** Colour helpers; identity functions when colour is off. */
   readonly paint = {
@@ -181,6 +191,7 @@ export class Output {
     fail: (text: string): string => kleur.red(text),
     warn: (text: string): string => kleur.yellow(text),
     dim: (text: string): string => kleur.dim(text),
+    head: (text: string): string => kleur.cyan(text),
     bold: (text: string): string => kleur.bold(text),
   };
 }

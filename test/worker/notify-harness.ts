@@ -35,10 +35,12 @@ export const clock = {
     this.ms += seconds * 1000;
   },
   reset(): void {
-    // A minute that is never 0, so the hourly cleanup runs only where a test asks for it.
+    // A minute that is never 0, so the hourly cleanup runs only where a test asks for it; and never
+    // ahead of the real clock, because rows written by the code under test carry the real time.
     const now = new Date();
+    const real = now.getTime();
     now.setUTCMinutes(30, 0, 0);
-    this.ms = now.getTime();
+    this.ms = now.getTime() > real ? now.getTime() - 60 * 60 * 1000 : now.getTime();
   },
 };
 
