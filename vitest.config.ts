@@ -28,18 +28,20 @@ function splitAuxiliaryWorkers() {
     modules: true,
     scriptPath: bundlePath(worker),
     compatibilityDate: COMPATIBILITY_DATE,
-    bindings: { ...TEST_VARS },
+    bindings: { ...TEST_VARS, ...worker.bindings },
     d1Databases: { ...worker.d1Databases },
     serviceBindings: { ...worker.serviceBindings },
+    ...(worker.outboundService ? { outboundService: worker.outboundService } : {}),
   }));
 }
 
 /** Bindings of the split project's runner (the gateway) that reach each auxiliary Worker's test taps. */
 function splitTestBindings() {
   return Object.fromEntries(
-    activeAuxiliaryWorkers().flatMap((worker) =>
-      worker.testBinding ? [[worker.testBinding, { name: worker.name, entrypoint: "TestTaps" }]] : [],
-    ),
+    activeAuxiliaryWorkers().flatMap((worker) => [
+      ...(worker.testBinding ? [[worker.testBinding, { name: worker.name, entrypoint: "TestTaps" }]] : []),
+      ...Object.entries(worker.runnerBindings ?? {}),
+    ]),
   );
 }
 

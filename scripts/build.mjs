@@ -9,6 +9,7 @@ const DEPLOYABLES = [
   ["monolith", "wrangler.jsonc"],
   ["core", "wrangler.core.jsonc"],
   ["gateway", "wrangler.gateway.jsonc"],
+  ["owner_gateway", "wrangler.owner.jsonc"],
 ];
 const wrangler = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin/wrangler.js");
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" };

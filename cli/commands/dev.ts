@@ -9,6 +9,13 @@
  * one cron pass (Wrangler's scheduled-handler URL). `--telegram-api-origin`
  * points the notifier at a loopback stand-in; anything but a loopback `http`
  * origin is refused here, as the Worker itself would refuse it (00 §7).
+ *
+ * `--owner` runs the split deployment instead of the monolith (which never
+ * serves owner functions, 06 §1): gateway on `--port`, owner gateway on
+ * `--owner-port` (default `--port` + 1), core on a free loopback port, three
+ * `wrangler dev` processes on the same local D1 (cli/lib/local-topology.ts
+ * says why three, and how they find each other). Without `--owner` nothing
+ * differs from the one-process monolith run.
  */
 import type { Command } from "commander";
 import { isLoopbackHttpOrigin } from "../../worker/contracts";
@@ -17,8 +24,11 @@ import type { CliContext } from "../lib/context";
 import { EnvironmentError, UsageError } from "../lib/errors";
 import { applyPendingMigrations } from "../lib/migrations";
 import { parseIntegerOption } from "../lib/options";
+import { freeLoopbackPorts, localOrigin, pickSplitPorts, planLocalSplit, scheduledUrl, writeLocalSplit, type LocalSplitPlan } from "../lib/local-topology";
 import { resolveTarget, type D1Target } from "../lib/target";
 import { spawnWrangler } from "../lib/wrangler";
+
+export { scheduledUrl } from "../lib/local-topology";
 
 export const DEV_DEFAULT_PORT = 8787;
 export const DEV_DEFAULT_IP = "127.0.0.1";
@@ -29,6 +39,8 @@ interface DevOptions {
   ip: string;
   migrate: boolean;
   telegramApiOrigin?: string;
+  owner?: boolean;
+  ownerPort?: string;
 }
 
 /**
@@ -46,11 +58,6 @@ export function parseStandInOrigin(raw: string): string {
   return raw;
 }
 
-/** The URL that runs one pass of the scheduled handler of a local door (05 §1). */
-export function scheduledUrl(port: number): string {
-  return `http://127.0.0.1:${port}/cdn-cgi/handler/scheduled`;
-}
-
 export function registerDev(program: Command, ctx: CliContext): void {
   program
     .command("dev")
@@ -59,6 +66,8 @@ export function registerDev(program: Command, ctx: CliContext): void {
     .option("--ip <addr>", "address to listen on", DEV_DEFAULT_IP)
     .option("--no-migrate", "do not apply pending local migrations first")
     .option("--telegram-api-origin <origin>", "send Telegram notifications to a loopback stand-in (e.g. http://127.0.0.1:8790)")
+    .option("--owner", "run the split deployment (gateway + core + owner gateway) so the owner MCP works offline")
+    .option("--owner-port <n>", "port of the owner gateway with --owner (default: --port + 1)")
     .addHelpText(
       "after",
       examples([
@@ -66,6 +75,8 @@ export function registerDev(program: Command, ctx: CliContext): void {
         "npm start -- --port 9000",
         "magnt dev --persist-to /tmp/magnt-state --no-migrate",
         "magnt dev --telegram-api-origin http://127.0.0.1:8790   # then: curl http://127.0.0.1:8787/cdn-cgi/handler/scheduled",
+        "npm start -- --owner                 # door on 8787, owner MCP on 8788 (docs/owner-activation.md)",
+        "magnt dev --owner --port 9000 --owner-port 9100",
       ]),
     )
     .action(defineAction<DevOptions>(ctx, runDev));
@@ -79,8 +90,12 @@ export function devPort(option: string | undefined, env: Readonly<Record<string,
   return DEV_DEFAULT_PORT;
 }
 
-/** The `wrangler dev` argv of 08 §13. */
-export function devArgs(target: D1Target, ip: string, port: number, telegramApiOrigin?: string): string[] {
+/**
+ * The `wrangler dev` argv of 08 §13. The inspector port is chosen per process
+ * (a free loopback port), so several local doors can start at the same moment
+ * without racing for Wrangler's default 9229.
+ */
+export function devArgs(target: D1Target, ip: string, port: number, inspectorPort: number, telegramApiOrigin?: string): string[] {
   return [
     "dev",
     "--config",
@@ -91,6 +106,8 @@ export function devArgs(target: D1Target, ip: string, port: number, telegramApiO
     ip,
     "--port",
     String(port),
+    "--inspector-port",
+    String(inspectorPort),
     "--var",
     `PUBLIC_ORIGIN:${publicOrigin(port)}`,
     ...(telegramApiOrigin === undefined ? [] : ["--var", `TELEGRAM_API_ORIGIN:${telegramApiOrigin}`]),
@@ -99,7 +116,15 @@ export function devArgs(target: D1Target, ip: string, port: number, telegramApiO
 }
 
 function publicOrigin(port: number): string {
-  return `http://localhost:${port}`;
+  return localOrigin(port);
+}
+
+/** The owner gateway's port: `--owner-port`, else `--port` + 1; only with `--owner`, never the door's port. */
+export function ownerPort(option: string | undefined, port: number): number {
+  const chosen = option === undefined ? port + 1 : parseIntegerOption("--owner-port", option, 1, 65_535);
+  if (chosen > 65_535) throw new UsageError(`--port ${port} leaves no default owner port (--port + 1): pass --owner-port`);
+  if (chosen === port) throw new UsageError(`--owner-port must differ from --port (both ${port})`);
+  return chosen;
 }
 
 async function runDev(rt: CommandRuntime, _args: string[], options: DevOptions): Promise<void> {
@@ -107,11 +132,19 @@ async function runDev(rt: CommandRuntime, _args: string[], options: DevOptions):
   const port = devPort(options.port, ctx.env);
   const ip = options.ip.trim();
   if (ip === "" || /\s/.test(ip)) throw new UsageError("--ip must be an address");
+  if (options.owner !== true && options.ownerPort !== undefined) throw new UsageError("--owner-port only applies with --owner");
+  const owner = options.owner === true ? ownerPort(options.ownerPort, port) : undefined;
+  if (owner !== undefined && globals.env !== undefined) throw new UsageError("--owner generates its own local configs and takes no --env");
   const telegramApiOrigin = options.telegramApiOrigin === undefined ? undefined : parseStandInOrigin(options.telegramApiOrigin);
   const target = resolveTarget(ctx, globals, { localOnly: "magnt dev" });
+  const split = owner === undefined ? undefined : await planOwnerDev(ctx, target, { ip, port, ownerPort: owner, telegramApiOrigin });
   if (options.migrate) {
     const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: false });
     out.info(result.upToDate ? "local migrations: up to date" : `local migrations applied: ${result.applied.join(", ")}`);
+  }
+  if (split !== undefined) {
+    await runOwnerDev(rt, split);
+    return;
   }
   const origin = publicOrigin(port);
   const cronPass = `one cron pass (Telegram outbox): curl ${scheduledUrl(port)}`;
@@ -122,21 +155,102 @@ async function runDev(rt: CommandRuntime, _args: string[], options: DevOptions):
     out.line(`MAGNT door: ${origin}/ (MCP: ${origin}/mcp) — starting wrangler dev, Ctrl-C to stop`);
     out.line(cronPass);
   }
-  await runWranglerDev(ctx, devArgs(target, ip, port, telegramApiOrigin), out.json);
+  const [inspectorPort] = await freeLoopbackPorts(1, [port]);
+  await runWranglerProcesses(ctx, [{ label: "wrangler dev", args: devArgs(target, ip, port, inspectorPort!, telegramApiOrigin) }], out.json);
 }
 
 /**
- * Runs `wrangler dev` until it ends. Exit 0 when it ends normally or because
- * of a signal we forwarded; exit 3 otherwise (it crashed or could not start).
+ * `--owner`, before anything runs: picks the ports and reads the deployable
+ * configs (a missing one stops here, exit 3, before migrations or Wrangler).
  */
-function runWranglerDev(ctx: CliContext, args: string[], json: boolean): Promise<void> {
-  // In --json mode Wrangler's stdout goes to our stderr so that stdout stays one JSON line.
-  const child = spawnWrangler(ctx, args, { stdio: ["inherit", json ? 2 : "inherit", "inherit"], nonInteractive: false });
+async function planOwnerDev(
+  ctx: CliContext,
+  target: D1Target,
+  options: { ip: string; port: number; ownerPort: number; telegramApiOrigin: string | undefined },
+): Promise<LocalSplitPlan> {
+  return planLocalSplit({
+    local: target.config,
+    projectDir: ctx.cwd,
+    cwd: ctx.cwd,
+    ...(target.persistTo === undefined ? {} : { persistTo: target.persistTo }),
+    ports: await pickSplitPorts(options.ip, options.port, options.ownerPort),
+    ...(options.telegramApiOrigin === undefined ? {} : { telegramApiOrigin: options.telegramApiOrigin }),
+  });
+}
+
+/** `--owner`: writes the local split configs, prints both URLs and the cron pass, runs the three processes. */
+async function runOwnerDev(rt: CommandRuntime, plan: LocalSplitPlan): Promise<void> {
+  const { ctx, out } = rt;
+  writeLocalSplit(plan);
+  printOwnerRun(rt, plan);
+  // A private dev registry: the three processes find each other, and nothing else finds them.
+  const childCtx: CliContext = { ...ctx, env: { ...ctx.env, WRANGLER_REGISTRY_PATH: plan.registry } };
+  await runWranglerProcesses(
+    childCtx,
+    plan.processes.map((worker) => ({ label: `wrangler dev (${worker.role})`, args: worker.args, interactive: worker.role === "gateway" })),
+    out.json,
+  );
+}
+
+function printOwnerRun(rt: CommandRuntime, plan: LocalSplitPlan): void {
+  const { out } = rt;
+  const door = publicOrigin(plan.ports.port);
+  const owner = localOrigin(plan.ports.ownerPort);
+  const cronPass = `one cron pass (Telegram outbox, on core): curl ${scheduledUrl(plan.ports.corePort)}`;
+  const vars = plan.devVars.present
+    ? `secrets and flags: ${plan.devVars.source} (read by all three Workers; restart after editing it)`
+    : `no ${plan.devVars.source}: the owner gateway answers 404 until it holds OWNER_MCP_ENABLED=true and the owner secrets (docs/owner-activation.md)`;
+  if (out.json) {
+    out.jsonLine({
+      url: `${door}/`,
+      mcp: `${door}/mcp`,
+      probe: `${door}/__magnt_probe`,
+      owner_url: `${owner}/`,
+      owner_mcp: `${owner}/mcp`,
+      cron: scheduledUrl(plan.ports.corePort),
+    });
+    out.info(cronPass);
+    out.info(vars);
+    return;
+  }
+  out.line(`MAGNT door: ${door}/ (MCP: ${door}/mcp) — split deployment: gateway + core + owner gateway, 3 wrangler dev processes, Ctrl-C to stop`);
+  out.line(`MAGNT owner: ${owner}/ (owner MCP: ${owner}/mcp, OAuth: ${owner}/.well-known/oauth-authorization-server)`);
+  out.line(cronPass);
+  out.line(vars);
+}
+
+/**
+ * Runs one or more `wrangler dev` processes until they end. One process
+ * (plain `magnt dev`) keeps stdin; of several, only the one marked
+ * `interactive` does (Wrangler's hotkeys must not have three readers).
+ * SIGINT/SIGTERM are forwarded to each process itself. When any process ends
+ * while others still run, the others are stopped: the run is one unit.
+ * Exit 0 when everything ended normally or because of a signal we forwarded
+ * (or after a process that ended normally, such as Wrangler's `x` hotkey);
+ * exit 3 when a process crashed or could not start.
+ */
+function runWranglerProcesses(ctx: CliContext, processes: ReadonlyArray<{ label: string; args: string[]; interactive?: boolean }>, json: boolean): Promise<void> {
+  const single = processes.length === 1;
   let forwarded: NodeJS.Signals | undefined;
+  let stopping = false;
+  let failure: EnvironmentError | undefined;
+  const children = processes.map((spec) => ({
+    label: spec.label,
+    // In --json mode Wrangler's stdout goes to our stderr so that stdout stays one JSON line.
+    child: spawnWrangler(ctx, spec.args, {
+      stdio: [single || spec.interactive === true ? "inherit" : "ignore", json ? 2 : "inherit", "inherit"],
+      nonInteractive: false,
+    }),
+    done: false,
+  }));
+  const stopOthers = (): void => {
+    stopping = true;
+    for (const entry of children) if (!entry.done) entry.child.kill("SIGTERM");
+  };
   const forwarders = FORWARDED_SIGNALS.map((signal) => {
     const forward = (): void => {
       forwarded = signal;
-      child.kill(signal);
+      for (const entry of children) if (!entry.done) entry.child.kill(signal);
     };
     ctx.signals.on(signal, forward);
     return { signal, forward };
@@ -145,14 +259,29 @@ function runWranglerDev(ctx: CliContext, args: string[], json: boolean): Promise
     for (const { signal, forward } of forwarders) ctx.signals.off(signal, forward);
   };
   return new Promise<void>((resolve, reject) => {
-    child.on("error", (error: NodeJS.ErrnoException) => {
+    const settleIfDone = (): void => {
+      if (children.some((entry) => !entry.done)) return;
       removeForwarders();
-      reject(new EnvironmentError(`cannot start wrangler dev: ${error.code ?? error.message}`));
-    });
-    child.on("exit", (code, signal) => {
-      removeForwarders();
-      if (code === 0 || forwarded !== undefined) resolve();
-      else reject(new EnvironmentError(`wrangler dev ended with ${signal === null ? `exit code ${String(code)}` : signal}`));
-    });
+      if (failure !== undefined) reject(failure);
+      else resolve();
+    };
+    for (const entry of children) {
+      entry.child.on("error", (error: NodeJS.ErrnoException) => {
+        if (entry.done) return;
+        entry.done = true;
+        failure ??= new EnvironmentError(`cannot start ${entry.label}: ${error.code ?? error.message}`);
+        stopOthers();
+        settleIfDone();
+      });
+      entry.child.on("exit", (code, signal) => {
+        if (entry.done) return;
+        entry.done = true;
+        if (code !== 0 && forwarded === undefined && !stopping) {
+          failure ??= new EnvironmentError(`${entry.label} ended with ${signal === null ? `exit code ${String(code)}` : signal}`);
+        }
+        if (!stopping && forwarded === undefined) stopOthers();
+        settleIfDone();
+      });
+    }
   });
 }

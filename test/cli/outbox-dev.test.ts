@@ -24,8 +24,9 @@ describe("magnt dev and the Telegram stand-in", () => {
     const { calls } = installFakeWrangler(spawnMock, () => ({ code: 0 }));
     const run = await runMagnt(["dev", "--no-migrate", "--port", "9000", "--telegram-api-origin", "http://127.0.0.1:8790"]);
     expect(run.code).toBe(0);
+    const inspector = calls[0]!.args[calls[0]!.args.indexOf("--inspector-port") + 1];
     expect(calls[0]!.args).toEqual([
-      "dev", "--config", "wrangler.local.jsonc", "--local", "--ip", "127.0.0.1", "--port", "9000",
+      "dev", "--config", "wrangler.local.jsonc", "--local", "--ip", "127.0.0.1", "--port", "9000", "--inspector-port", inspector,
       "--var", "PUBLIC_ORIGIN:http://localhost:9000", "--var", "TELEGRAM_API_ORIGIN:http://127.0.0.1:8790",
     ]);
   });

@@ -5,7 +5,7 @@
  * wrangler → workerd) is stopped by one group signal.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -139,10 +139,23 @@ export async function startDoor(command: string, args: string[], port: number, o
  * plus `--persist-to` so each suite has its own state. Uses the npm that runs
  * this suite (`npm run test:e2e`) when known.
  */
-export function startDoorWithNpm(port: number, state: string): Promise<Door> {
+export function startDoorWithNpm(port: number, state: string, extraArgs: string[] = [], options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): Promise<Door> {
   const npmCli = process.env.npm_execpath;
   const [command, prefix] = npmCli !== undefined && npmCli.endsWith(".js") ? [process.execPath, [npmCli]] : ["npm", []];
-  return startDoor(command, [...prefix, "start", "--", "--port", String(port), "--persist-to", state], port);
+  return startDoor(command, [...prefix, "start", "--", "--port", String(port), "--persist-to", state, ...extraArgs], port, options);
+}
+
+/**
+ * A copy of wrangler.local.jsonc in `target` (so the `.dev.vars` next to it is
+ * the suite's own), pointing back at the repository's code and migrations.
+ */
+export function writeTempLocalConfig(target: string): string {
+  const path = join(target, "wrangler.local.jsonc");
+  const text = readFileSync(join(REPO_ROOT, "wrangler.local.jsonc"), "utf8")
+    .replace('"main": "worker/entries/monolith.ts"', `"main": ${JSON.stringify(join(REPO_ROOT, "worker/entries/monolith.ts"))}`)
+    .replace('"migrations_dir": "migrations"', `"migrations_dir": ${JSON.stringify(join(REPO_ROOT, "migrations"))}`);
+  writeFileSync(path, text);
+  return path;
 }
 
 /** Signals the child's whole process group (it was started detached, so its pid is the group id). */

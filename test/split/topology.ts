@@ -13,6 +13,8 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { githubStandIn } from "./owner-github-stand-in.js";
+import { OWNER_GATEWAY_VARS, OWNER_SHARED_VARS } from "./owner-fixture.js";
 
 /** The production-like variables every split Worker runs with (the workers project's TEST_VARS). */
 export interface SplitVars {
@@ -31,8 +33,14 @@ export interface AuxiliaryWorker {
   readonly d1Databases?: Readonly<Record<string, string>>;
   /** Its Service Bindings (binding name → Worker name, optionally a named entrypoint). */
   readonly serviceBindings?: Readonly<Record<string, string | { name: string; entrypoint: string }>>;
-  /** A binding on the main (gateway) Worker that reaches this Worker, for tests that call it directly. */
+  /** A binding on the main (gateway) Worker that reaches this Worker's test taps. */
   readonly testBinding?: string;
+  /** More bindings on the main (gateway) Worker that reach this Worker (its default `fetch` or a named entrypoint), for tests that call it directly. */
+  readonly runnerBindings?: Readonly<Record<string, string | { name: string; entrypoint: string }>>;
+  /** Its variables, secrets and flags, over the shared production-like variables. */
+  readonly bindings?: SplitVars;
+  /** Where its outbound `fetch` goes (Miniflare `outboundService`): a loopback stand-in, never the network. */
+  readonly outboundService?: (request: Request) => Promise<Response>;
 }
 
 /**
@@ -57,16 +65,22 @@ export const AUXILIARY_WORKERS: readonly AuxiliaryWorker[] = [
     // A recording fake of the Workers Rate Limiting binding (01 §14): always allows, remembers each key.
     serviceBindings: { PUBLIC_WRITES: { name: "magnt-core", entrypoint: "RateLimitRecorder" } },
     testBinding: "TEST_CORE",
+    // The owner suites call OwnerEntrypoint straight, as only the owner gateway may in production.
+    runnerBindings: { TEST_OWNER_CORE: { name: "magnt-core", entrypoint: "OwnerEntrypoint" } },
+    // Both owner flags on: the public surface must not change with them (06 §1, test/split/discovery.test.ts).
+    bindings: { ...OWNER_SHARED_VARS },
   },
-  // ── Owner gateway (B.1, 06): INACTIVE until worker/entries/owner-gateway.ts exists. ──
-  // Its owner secrets and flags are added here by whoever lands the entry; core must export
-  // `OwnerEntrypoint` by then, or Miniflare refuses to start the binding below.
+  // ── Owner gateway (B.1, 06): active once worker/entries/owner-gateway.ts exists. ──
   {
     role: "owner_gateway",
     name: "magnt-owner",
     entry: "worker/entries/owner-gateway.ts",
     serviceBindings: { OWNER_CORE: { name: "magnt-core", entrypoint: "OwnerEntrypoint" } },
     testBinding: "TEST_OWNER",
+    runnerBindings: { OWNER_GATEWAY: "magnt-owner" },
+    bindings: { ...OWNER_GATEWAY_VARS },
+    // Its only outbound calls are GitHub's (06 §3.4): answered by the loopback stand-in in this process.
+    outboundService: githubStandIn,
   },
 ];
 

@@ -22,6 +22,7 @@ import {
   A2A_METHOD_VALUES,
   CLIENT_KINDS,
   MCP_METHOD_VALUES,
+  OWNER_STEPS,
   RESOURCE_NAME_VALUES,
   TOOL_NAME_VALUES,
 } from "./events";
@@ -92,6 +93,8 @@ const mcp = {
   signal_id: z.string().regex(/^ts_[0-9a-f-]{36}$/).optional(),
   dialogue_token_issued: z.boolean().optional(),
   dialogue_joined: z.boolean().optional(),
+  items_returned: count().optional(),
+  include_tests: z.boolean().optional(),
 };
 
 /** 01 §9.4, 04 §7: A2A request fields. */
@@ -101,8 +104,12 @@ const a2a = {
   rpc_error_code: z.number().int().nullable().optional(),
 };
 
-/** `http`, `mcp_card`, `a2a_card`: common fields only. */
-export const httpEventSchema = z.strictObject({ ...common, event_type: z.enum(["http", "mcp_card", "a2a_card"]) });
+/** `http`, `mcp_card`, `a2a_card`: common fields only, plus the owner gateway's `owner_step` (06 §9). */
+export const httpEventSchema = z.strictObject({
+  ...common,
+  event_type: z.enum(["http", "mcp_card", "a2a_card"]),
+  owner_step: z.enum(OWNER_STEPS).optional(),
+});
 /** `mcp_request`, `owner_mcp_request`. */
 export const mcpEventSchema = z.strictObject({ ...common, ...mcp, event_type: z.enum(["mcp_request", "owner_mcp_request"]) });
 /** `a2a_request`. */

@@ -92,7 +92,24 @@ export const TOOL_RESULT_INVALID_ARGUMENTS = "invalid_arguments";
 export const TOOL_RESULT_UNCLASSIFIED = "unclassified_tool_error";
 export const TOOL_RESULT_PROFILE_RETURNED = "profile_returned";
 
-/** `tool_result` values (02 §5.6, 03 §9). Owner and dialogue values are added with their releases. */
+/** `tool_result` values of the owner tools (06 §9; the C.1 values are listed with them, 07 §8). */
+export const OWNER_TOOL_RESULTS = [
+  "ok",
+  "draft_saved",
+  "state_set",
+  "reply_published",
+  "already_published",
+  "dialogue_revoked",
+  "contact_not_found",
+  "draft_not_found",
+  "revision_conflict",
+  "draft_published",
+  "insufficient_scope",
+  "invalid_cursor",
+  "no_dialogue",
+] as const;
+
+/** `tool_result` values (02 §5.6, 03 §9, 06 §9). Dialogue values are added with their release. */
 export const TOOL_RESULTS = [
   TOOL_RESULT_PROFILE_RETURNED,
   "accepted_for_human_review",
@@ -108,6 +125,7 @@ export const TOOL_RESULTS = [
   "duplicate",
   TOOL_RESULT_INVALID_ARGUMENTS,
   TOOL_RESULT_UNCLASSIFIED,
+  ...OWNER_TOOL_RESULTS,
 ] as const;
 export type ToolResult = (typeof TOOL_RESULTS)[number];
 
@@ -161,6 +179,20 @@ export type ResourceNameLabel = (typeof RESOURCE_NAME_VALUES)[number];
 export const A2A_METHOD_VALUES = [...A2A_V1_METHODS, ...A2A_V03_METHODS, UNKNOWN_VALUE] as const;
 export type A2aMethodLabel = (typeof A2A_METHOD_VALUES)[number];
 
+/** `owner_step` of the owner gateway's `http` event (06 §9). */
+export const OWNER_STEPS = [
+  "metadata",
+  "register",
+  "authorize",
+  "consent",
+  "github_callback",
+  "token_code",
+  "token_refresh",
+  "mcp",
+  "other",
+] as const;
+export type OwnerStepLabel = (typeof OWNER_STEPS)[number];
+
 /** Client kinds of the User-Agent classifier (01 §10). */
 export const CLIENT_KINDS = ["bot", "probable-bot", "browser-or-unknown"] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
@@ -198,6 +230,8 @@ export interface RequestEvent {
   controlled_test: boolean;
   identity_verified: false;
   forwarded_to_core?: boolean;
+  /** Owner gateway only: which part of the OAuth server or `/mcp` answered (06 §9). */
+  owner_step?: OwnerStepLabel;
 
   // MCP (mcp_request, owner_mcp_request): always present there, null when not applicable.
   mcp_protocol_version?: string | null;
@@ -229,6 +263,11 @@ export interface RequestEvent {
   signal_id?: string;
   dialogue_token_issued?: boolean;
   dialogue_joined?: boolean;
+  // Owner tools (06 §9): never ids or text.
+  /** List tools: how many items the page returned. */
+  items_returned?: number;
+  /** List tools: whether self-reported test items were asked for. */
+  include_tests?: boolean;
 
   // A2A (04 §7).
   a2a_protocol_version?: (typeof A2A_PROTOCOL_VERSION_VALUES)[number] | null;

@@ -13,7 +13,7 @@
  * telemetry; arguments go to the SDK untouched and are never logged; a tool's
  * own outcome is recorded through a listener, never by parsing its text.
  */
-import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, type AuthInfo, type McpServer } from "@modelcontextprotocol/server";
 import { MAX_POST_BODY_BYTES } from "../contracts/limits";
 import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED, toolNameLabel, UNKNOWN_VALUE } from "../contracts/events";
 import type { DoorRequest } from "../edge/pipeline";
@@ -32,6 +32,12 @@ export interface McpServing {
   readonly tools: readonly RegisteredTool<string>[];
   /** Builds this request's server; it reports each tool outcome to `onToolOutcome`. */
   createServer(info: McpRequestInfo, onToolOutcome: ToolOutcomeListener): McpServer;
+  /**
+   * The verified identity of an authenticated server (the owner server, 06 §5),
+   * handed to the SDK so its per-tool scope challenges can answer 403. Absent
+   * on the public door, which has no identity at all.
+   */
+  readonly authInfo?: AuthInfo;
 }
 
 export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<Response> {
@@ -57,9 +63,9 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
     // is read from the response itself (01 §9.2), so there is nothing to add here.
     { legacy: "stateless", maxRequestBodySize: MAX_POST_BODY_BYTES, onerror: () => undefined },
   );
-  const sdkResponse = await handler.fetch(
-    new Request(req.request.url, { method: "POST", headers: req.request.headers, body }),
-  );
+  const sdkRequest = new Request(req.request.url, { method: "POST", headers: req.request.headers, body });
+  const sdkResponse =
+    serving.authInfo === undefined ? await handler.fetch(sdkRequest) : await handler.fetch(sdkRequest, { authInfo: serving.authInfo });
 
   const read = await readMcpResponse(sdkResponse, info.methodLabel);
   if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);

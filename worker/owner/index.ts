@@ -10,6 +10,7 @@
  * - spent.ts           the single-use ledger on D1 (§5)
  * - store.ts           owner queries for the four tools (§6–§7)
  * - visitor-content.ts the untrusted-visitor-content group (§6)
+ * - tools.ts           the four owner tools as tool definitions (§6), for core's owner server
  * - oauth/             metadata, registration, authorize + consent, GitHub link, token (§3)
  *
  * Handlers are `(input, env, deps) => Promise<OwnerAnswer>` and return their
@@ -54,7 +55,7 @@ export {
 export { d1SpentLedger, deleteExpiredSpent } from "./spent";
 export { deriveOwnerKeys, type OwnerKeys } from "./oauth/keys";
 export { verifyAccessToken, type AccessClaims } from "./oauth/objects";
-export { OWNER_SCOPES, type OwnerScope } from "./oauth/scopes";
+export { OWNER_SCOPES, scopesOf, type OwnerScope } from "./oauth/scopes";
 export {
   authorizationServerMetadata,
   protectedResourceMetadata,
@@ -102,3 +103,13 @@ export {
   type SaveDraftInput,
   type SetContactStateInput,
 } from "./schemas";
+export {
+  ownerListContactsTool,
+  ownerListObservedGoalsTool,
+  ownerSaveDraftTool,
+  ownerSetContactStateTool,
+  ownerTools,
+  WRITE_TOOL_SCOPES,
+  type OwnerTool,
+  type OwnerToolName,
+} from "./tools";
