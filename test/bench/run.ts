@@ -13,7 +13,7 @@ import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { findMatches } from "../../worker/signals/matcher";
 import { benchMetrics as runMetricsBench } from "./metrics";
-import { bundleFacts } from "../helpers/bundle";
+import { bundleFacts, carried, OWNER_GATEWAY_FORBIDDEN } from "../helpers/bundle";
 
 const ROOT = process.cwd();
 const OUT = join(ROOT, "dist/bench");
@@ -82,53 +82,18 @@ async function benchRouteTableBundle(): Promise<void> {
   );
 }
 
-/**
- * The owner gateway carries the OAuth server and the bearer check but no tool
- * code (issue 12): no MCP SDK, no capability but the owner's OAuth modules, no
- * owner tool, no MCP server module but the SDK-free `mcp/http.ts`. Counted by
- * the bytes each input leaves in the minified bundle, because the entry reaches
- * the owner capability through its index (the layer rule), which re-exports the
- * tools that esbuild then drops. What remains of the owner's query and input
- * modules (their constant SQL and the zod input schemas) is reported, not gated:
- * the OAuth objects need zod anyway.
- */
-const OWNER_GATEWAY_FORBIDDEN = [
-  /@modelcontextprotocol[\\/]server/,
-  /^worker\/(contacts|signals|notify|dialogue|a2a|site)\//,
-  /^worker\/owner\/tools\.ts$/,
-  /^worker\/lib\/tool-definition\.ts$/,
-  /^worker\/mcp\/(?!http\.ts$)/,
-];
-
+/** The owner gateway: no tool code, no MCP SDK (the rule lives in test/helpers/bundle.ts and its test). */
 async function benchOwnerGatewayBundle(): Promise<void> {
-  if (!existsSync(join(ROOT, "worker/entries/owner-gateway.ts"))) return;
-  const result = await build({
-    entryPoints: ["worker/entries/owner-gateway.ts"],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    minify: true,
-    metafile: true,
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["cloudflare:*", "node:*"],
-    logLevel: "silent",
-  });
-  const output = Object.values(result.metafile.outputs)[0]!;
-  const used = Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0);
-  const forbidden = used.filter(([path]) => OWNER_GATEWAY_FORBIDDEN.some((pattern) => pattern.test(path)));
-  const gzipBytes = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).byteLength;
+  const facts = await bundleFacts("worker/entries/owner-gateway.ts");
+  const forbidden = carried(facts, OWNER_GATEWAY_FORBIDDEN);
   record(
-    { benchmark: "bundle size", measurement: "owner gateway (no tool code, no MCP SDK)", value: gzipBytes / 1000, unit: "KB gzip", budget: "tool- and SDK-free", kind: "gate" },
+    { benchmark: "bundle size", measurement: "owner gateway (no tool code, no MCP SDK)", value: facts.gzipBytes / 1000, unit: "KB gzip", budget: "tool- and SDK-free", kind: "gate" },
     forbidden.length === 0,
   );
-  if (forbidden.length > 0) console.error(`owner gateway bundle carries: ${forbidden.map(([path]) => path).join(", ")}`);
-  const leftovers = used.filter(([path]) => /^worker\/owner\/(store|schemas|visitor-content)\.ts$/.test(path));
-  const leftoverBytes = leftovers.reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+  if (forbidden.length > 0) console.error(`owner gateway bundle carries: ${forbidden.join(", ")}`);
+  const leftovers = Object.entries(facts.bytesInOutput).filter(([path]) => /^worker\/owner\/(store|schemas|visitor-content)\.ts$/.test(path));
   record(
-    { benchmark: "bundle size", measurement: "owner gateway: owner store/schema constants kept", value: leftoverBytes / 1000, unit: "KB (min)", budget: "", kind: "info" },
+    { benchmark: "bundle size", measurement: "owner gateway: owner store/schema constants kept", value: leftovers.reduce((sum, [, bytes]) => sum + bytes, 0) / 1000, unit: "KB (min)", budget: "", kind: "info" },
     true,
   );
 }

@@ -5,7 +5,7 @@
  * does import the stack, to prove the check can fail.
  */
 import { describe, expect, it } from "vitest";
-import { bundleFacts } from "../helpers/bundle";
+import { bundleFacts, carried, OWNER_GATEWAY_FORBIDDEN } from "../helpers/bundle";
 
 const FORBIDDEN = [/@modelcontextprotocol[\\/]server/, /node_modules[\\/]zod[\\/]/, /^worker\/(contacts|signals|notify|owner|dialogue)\//];
 
@@ -26,5 +26,17 @@ describe("bundle inputs", () => {
     expect(found.some((input) => /@modelcontextprotocol/.test(input))).toBe(true);
     expect(found.some((input) => /zod/.test(input))).toBe(true);
     expect(found.some((input) => input.startsWith("worker/contacts/"))).toBe(true);
+  }, 60_000);
+
+  it("the owner gateway carries no tool code and no MCP server code", async () => {
+    const facts = await bundleFacts("worker/entries/owner-gateway.ts");
+    expect(Object.keys(facts.bytesInOutput)).toContain("worker/owner/oauth/token.ts");
+    expect(carried(facts, OWNER_GATEWAY_FORBIDDEN)).toEqual([]);
+  }, 60_000);
+
+  it("the owner-gateway rule fails on a module that carries the tools (core)", async () => {
+    const found = carried(await bundleFacts("worker/entries/core.ts"), OWNER_GATEWAY_FORBIDDEN);
+    expect(found).toContain("worker/owner/tools.ts");
+    expect(found.some((path) => /@modelcontextprotocol/.test(path))).toBe(true);
   }, 60_000);
 });

@@ -52,7 +52,7 @@ export {
   type BearerDecision,
   type OwnerAuthentication,
 } from "./bearer";
-export { d1SpentLedger, deleteExpiredSpent } from "./spent";
+export { d1SpentLedger } from "./spent";
 export { deriveOwnerKeys, type OwnerKeys } from "./oauth/keys";
 export { verifyAccessToken, type AccessClaims } from "./oauth/objects";
 export { OWNER_SCOPES, scopesOf, type OwnerScope } from "./oauth/scopes";

@@ -6,7 +6,8 @@
  * never both succeed.
  *
  * A storage failure throws (`StorageError`): the token endpoint then answers
- * 503 and issues nothing, instead of guessing that a code is unspent.
+ * 503 and issues nothing, instead of guessing that a code is unspent. Expired
+ * rows are deleted by core's hourly cleanup (`notify/cleanup.ts`, 05 §5.1).
  */
 import { first, run, statement } from "../storage/d1";
 import type { SpentKind, SpentLedger } from "./http";
@@ -24,10 +25,4 @@ export function d1SpentLedger(db: D1Database): SpentLedger {
       return (await first(db, statement("SELECT 1 AS spent FROM owner_oauth_spent WHERE id = ?", id))) !== null;
     },
   };
-}
-
-/** Deletes ledger rows whose object can no longer be presented (the cron's housekeeping, 09 §1). */
-export async function deleteExpiredSpent(db: D1Database, nowIso: string): Promise<number> {
-  const result = await run(db, statement("DELETE FROM owner_oauth_spent WHERE expires_at <= ?", nowIso));
-  return result.meta.changes;
 }
