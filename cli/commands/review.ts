@@ -10,6 +10,10 @@
  * terminal. `--json` prints raw values: JSON escapes every control character.
  * The only value the owner types that reaches SQL is the record id, and it is
  * validated against its id regex before anything runs (08 §4).
+ *
+ * A contact record also shows its dialogue state (C.1, 07): role, revocation,
+ * message and reply counts, the owner's first full read — selected column by
+ * column, so a dialogue id, token or token hash can never be printed.
  */
 import type { Command } from "commander";
 import { CONTACT_ID_PATTERN, DRAFT_ID_PATTERN, MIGRATION_FOR_TABLE, OBSERVATION_ID_PATTERN, SIGNAL_ID_PATTERN } from "../../worker/contracts";
@@ -177,7 +181,9 @@ row, ids and dates whole, long text cut with …, line breaks shown as ⏎; colu
 are left out and named on stderr. With an id, every field is printed on its own line, long
 values wrapped. Escape sequences, control characters and bidirectional controls in stored text
 are removed before printing. --json prints raw values (an array, or one object for an id).
-An unknown id exits 1; a malformed id exits 2 before anything runs.
+A contact record also shows its dialogue state (role, revoked, messages, replies published and
+fetched, the owner's first read); never a token. An unknown id exits 1; a malformed id exits 2
+before anything runs.
 ` +
         examples([
           "magnt review contacts",
@@ -224,11 +230,75 @@ async function showRecord(rt: CommandRuntime, target: D1Target, kind: ReviewKind
   const source = REVIEW_SOURCES[kind];
   const row = (await query(rt, target, kind, reviewRecordSql(kind, recordId)))[0];
   if (row === undefined) throw new CheckFailed(`no ${source.id.noun} ${recordId}`);
+  const dialogue = kind === "contacts" ? await dialogueStateOf(rt, target, recordId) : undefined;
   if (out.json) {
-    out.jsonLine(row);
+    // `dialogue` is added only when 0007 is applied: null for a contact without a dialogue.
+    out.jsonLine(dialogue === undefined || dialogue === MIGRATION_MISSING ? row : { ...row, dialogue });
     return;
   }
-  out.record([...source.columns.map((column) => [column.name, row[column.name]] as const), [TEST_FLAG_FIELD, row[TEST_FLAG_FIELD]] as const]);
+  out.record([
+    ...source.columns.map((column) => [column.name, row[column.name]] as const),
+    [TEST_FLAG_FIELD, row[TEST_FLAG_FIELD]] as const,
+    ...(dialogue === undefined ? [] : dialogueFields(dialogue)),
+  ]);
+}
+
+/**
+ * The dialogue state of one contact (07): its role, the dialogue's root and
+ * revocation, how many messages the dialogue has, the replies answering this
+ * contact and how many the visitor fetched, and the owner's first full read.
+ * Never the dialogue id, a token or a token hash (07 §2): none is selected.
+ */
+export function dialogueStateSql(contactId: string): string {
+  const checked = sqlLiteral(normaliseReviewId("contacts", contactId));
+  return (
+    "SELECT dc.role, d.root_contact_id, d.created_at AS dialogue_created_at, d.revoked_at, " +
+    "(SELECT COUNT(*) FROM dialogue_contacts m WHERE m.dialogue_id = dc.dialogue_id) AS messages, " +
+    "(SELECT COUNT(*) FROM dialogue_replies r WHERE r.contact_id = dc.contact_id) AS replies_published, " +
+    "(SELECT COUNT(*) FROM dialogue_replies r WHERE r.contact_id = dc.contact_id AND r.fetched_at IS NOT NULL) AS replies_fetched, " +
+    "(SELECT o.read_at FROM dialogue_owner_reads o WHERE o.contact_id = dc.contact_id) AS owner_read_at " +
+    `FROM dialogue_contacts dc JOIN dialogues d ON d.dialogue_id = dc.dialogue_id WHERE dc.contact_id = ${checked};`
+  );
+}
+
+/** The columns `dialogueStateSql` selects, in order; nothing else of a dialogue row is ever shown. */
+export const DIALOGUE_STATE_COLUMNS = [
+  "role",
+  "root_contact_id",
+  "dialogue_created_at",
+  "revoked_at",
+  "messages",
+  "replies_published",
+  "replies_fetched",
+  "owner_read_at",
+] as const;
+
+const MIGRATION_MISSING = Symbol("0007 not applied");
+const DIALOGUE_TABLES = ["dialogues", "dialogue_contacts", "dialogue_replies", "dialogue_owner_reads"] as const;
+
+type DialogueState = Row | null | typeof MIGRATION_MISSING;
+
+/** The contact's dialogue state, null without one, or MIGRATION_MISSING before 0007 is applied. */
+async function dialogueStateOf(rt: CommandRuntime, target: D1Target, contactId: string): Promise<DialogueState> {
+  let rows: Row[];
+  try {
+    rows = await d1Query(rt.ctx, target, dialogueStateSql(contactId), rt.out.quiet);
+  } catch (error) {
+    if (DIALOGUE_TABLES.some((table) => isMissingTable(error, table))) return MIGRATION_MISSING;
+    throw error;
+  }
+  const row = rows[0];
+  if (row === undefined) return null;
+  return Object.fromEntries(DIALOGUE_STATE_COLUMNS.map((column) => [column, row[column] ?? null]));
+}
+
+function dialogueFields(state: DialogueState): (readonly [string, unknown])[] {
+  if (state === MIGRATION_MISSING) return [["dialogue", `unknown (migration ${MIGRATION_FOR_TABLE.dialogues} not applied)`]];
+  if (state === null) return [["dialogue", "none"]];
+  return [
+    ["dialogue", `${String(state.role)}${state.revoked_at === null ? "" : ", revoked"}`],
+    ...DIALOGUE_STATE_COLUMNS.filter((column) => column !== "role").map((column) => [`dialogue_${column.replace(/^dialogue_/, "")}`, state[column]] as const),
+  ];
 }
 
 /** Runs a review query; a missing table exits 3 naming the migration to apply. */

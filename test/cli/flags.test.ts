@@ -9,7 +9,8 @@
 import { describe, expect, it, vi } from "vitest";
 import * as childProcess from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import { parseDevVars, withDevVar } from "../../cli/lib/dev-vars";
 import { d1Rows, installFakeWrangler, runMagnt, sqlOf, tempProject, type FakeAnswer } from "./harness";
@@ -17,6 +18,7 @@ import { d1Rows, installFakeWrangler, runMagnt, sqlOf, tempProject, type FakeAns
 vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOriginal<typeof import("node:child_process")>()), spawn: vi.fn() }));
 const spawnMock = vi.mocked(childProcess.spawn);
 
+const REPO_ROOT_FOR_FLAGS = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const ALL_APPLIED = ["0001_contacts.sql", "0002_task_signals.sql", "0003_observed_task_signals.sql", "0004_owner_notifications.sql", "0005_goal_notifications.sql"];
 const SECRETS = "# local secrets\nTELEGRAM_BOT_TOKEN=123:abc\n\nTELEGRAM_OWNER_CHAT_ID=42 # the owner\n";
 
@@ -164,15 +166,52 @@ describe("magnt flags (local)", () => {
     expect(parseDevVars(read(project.devVars)).get("TELEGRAM_GOAL_NOTIFICATIONS_ENABLED")).toBe("true");
   });
 
-  it.each(["DIALOGUE_ENABLED", "DIALOGUE_READ_RECEIPTS_ENABLED"])("refuses %s until its release's migrations exist, saying so", async (flag) => {
-    const project = localProject(`${SECRETS}DIALOGUE_TOKEN_KEY=x\nDIALOGUE_ENABLED=true\n`);
-    const { calls } = wrangler();
-    const run = await runMagnt(["flags", "enable", flag, "--yes", "--json"], { cwd: project.dir });
-    expect(run.code).toBe(1);
-    expect(calls).toHaveLength(0);
-    expect(run.stderr).toMatch(/0006_owner_state\.sql.*does not exist yet|0007_dialogue\.sql does not exist yet/);
-    expect(run.stderr).toContain("dialogue release (C.1)");
-    expect(JSON.parse(run.lines[0]!)).toMatchObject({ flag, checks: [{ ok: false }] });
+  it("DIALOGUE_ENABLED needs 0006 and 0007 applied and DIALOGUE_TOKEN_KEY present (07 §1), listing every failed check", async () => {
+    const project = localProject(SECRETS);
+    wrangler();
+    const refused = await runMagnt(["flags", "enable", "DIALOGUE_ENABLED", "--yes", "--json"], { cwd: project.dir });
+    expect(refused.code).toBe(1);
+    for (const text of ["0006_owner_state.sql", "0007_dialogue.sql", "DIALOGUE_TOKEN_KEY"]) expect(refused.stderr).toContain(text);
+    expect(JSON.parse(refused.lines[0]!)).toMatchObject({
+      flag: "DIALOGUE_ENABLED",
+      checks: [
+        { check: "migration 0006_owner_state.sql applied", ok: false },
+        { check: "migration 0007_dialogue.sql applied", ok: false },
+        { check: "secret DIALOGUE_TOKEN_KEY present", ok: false },
+      ],
+    });
+    expect(read(project.devVars)).toBe(SECRETS);
+
+    writeFileSync(project.devVars, `${SECRETS}DIALOGUE_TOKEN_KEY=${"k".repeat(43)}\n`);
+    wrangler({ applied: [...ALL_APPLIED, "0006_owner_state.sql"] });
+    const without0007 = await runMagnt(["flags", "enable", "DIALOGUE_ENABLED", "--yes"], { cwd: project.dir });
+    expect(without0007.code).toBe(1);
+    expect(without0007.stderr).toContain("0007_dialogue.sql");
+    expect(without0007.stderr).not.toContain("DIALOGUE_TOKEN_KEY present");
+
+    wrangler({ applied: [...ALL_APPLIED, "0006_owner_state.sql", "0007_dialogue.sql"] });
+    const enabled = await runMagnt(["flags", "enable", "DIALOGUE_ENABLED", "--yes", "--json"], { cwd: project.dir });
+    expect(enabled.code).toBe(0);
+    expect(JSON.parse(enabled.lines[0]!).checks.every((check: { ok: boolean }) => check.ok)).toBe(true);
+    expect(parseDevVars(read(project.devVars)).get("DIALOGUE_ENABLED")).toBe("true");
+  });
+
+  it("DIALOGUE_READ_RECEIPTS_ENABLED needs DIALOGUE_ENABLED exactly on; disabling DIALOGUE_ENABLED warns about it", async () => {
+    for (const value of [undefined, "TRUE"]) {
+      const project = localProject(value === undefined ? SECRETS : `${SECRETS}DIALOGUE_ENABLED=${value}\n`);
+      wrangler({ applied: [...ALL_APPLIED, "0006_owner_state.sql", "0007_dialogue.sql"] });
+      const run = await runMagnt(["flags", "enable", "DIALOGUE_READ_RECEIPTS_ENABLED", "--yes"], { cwd: project.dir });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("flag DIALOGUE_ENABLED on");
+    }
+    const project = localProject(`${SECRETS}DIALOGUE_ENABLED=true\n`);
+    wrangler({ applied: [...ALL_APPLIED, "0006_owner_state.sql", "0007_dialogue.sql"] });
+    expect((await runMagnt(["flags", "enable", "DIALOGUE_READ_RECEIPTS_ENABLED", "--yes"], { cwd: project.dir })).code).toBe(0);
+    wrangler();
+    const disabled = await runMagnt(["flags", "disable", "DIALOGUE_ENABLED", "--yes"], { cwd: project.dir });
+    expect(disabled.code).toBe(0);
+    expect(disabled.stderr).toContain("DIALOGUE_READ_RECEIPTS_ENABLED is still on");
+    expect(parseDevVars(read(project.devVars)).get("DIALOGUE_ENABLED")).toBeUndefined();
   });
 
   it.each(["OWNER_MCP_ENABLED", "OWNER_MCP_WRITE_ENABLED", "DIALOGUE_REPLIES_ENABLED"])("%s is not read by the monolith → exit 2", async (flag) => {
@@ -291,5 +330,19 @@ describe("magnt flags (remote)", () => {
     const none = wrangler({ secrets: [] });
     expect((await runMagnt(["flags", "disable", "TELEGRAM_PREVIEW_MODE", "--remote", "--config", "wrangler.jsonc"], { cwd: project })).code).toBe(0);
     expect(none.calls.some((call) => call.args[1] === "delete")).toBe(false);
+  });
+
+  it("DIALOGUE_REPLIES_ENABLED on core needs DIALOGUE_ENABLED, OWNER_MCP_ENABLED and OWNER_MCP_WRITE_ENABLED set (07 §1)", async () => {
+    const project = tempProject();
+    const core = readFileSync(join(REPO_ROOT_FOR_FLAGS, "wrangler.core.jsonc"), "utf8").replace("00000000-0000-0000-0000-000000000000", "3f2a8c1e-5b7d-4e9f-a1c3-5d7e9f1a3b5c");
+    writeFileSync(join(project, "wrangler.core.jsonc"), core);
+    const args = ["flags", "enable", "DIALOGUE_REPLIES_ENABLED", "--remote", "--config", "wrangler.core.jsonc", "--yes"];
+    wrangler({ secrets: ["DIALOGUE_ENABLED", "OWNER_MCP_ENABLED"] });
+    const refused = await runMagnt(args, { cwd: project });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("flag OWNER_MCP_WRITE_ENABLED on");
+    const fake = wrangler({ secrets: ["DIALOGUE_ENABLED", "OWNER_MCP_ENABLED", "OWNER_MCP_WRITE_ENABLED"] });
+    expect((await runMagnt(args, { cwd: project })).code).toBe(0);
+    expect(fake.calls.find((call) => call.args[1] === "put")!.args).toEqual(["secret", "put", "DIALOGUE_REPLIES_ENABLED", "--config", "wrangler.core.jsonc"]);
   });
 });

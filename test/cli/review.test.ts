@@ -7,7 +7,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import * as childProcess from "node:child_process";
-import { REVIEW_SOURCES, reviewRecordSql, reviewSql, type ReviewKind } from "../../cli/commands/review";
+import { DIALOGUE_STATE_COLUMNS, dialogueStateSql, REVIEW_SOURCES, reviewRecordSql, reviewSql, type ReviewKind } from "../../cli/commands/review";
 import type { CliContext } from "../../cli/lib/context";
 import { displayWidth } from "../../cli/lib/terminal-text";
 import { runCli } from "../../cli/program";
@@ -165,6 +165,12 @@ const HAZARDS: [string, string, { swallowsRest?: true }?][] = [
   ["tab", "\t"],
 ];
 
+/** A fake Wrangler answering the contact record query with `row` and the dialogue-state query with `dialogue` (rows or a D1 error text). */
+function contactAndDialogue(row: Record<string, unknown>, dialogue: Record<string, unknown>[] | string) {
+  return (args: string[]) =>
+    /FROM dialogue_contacts dc/.test(sqlOf(args) ?? "") ? (typeof dialogue === "string" ? d1Error(dialogue) : d1Rows(dialogue)) : d1Rows([row]);
+}
+
 function contactRow(text: string): Record<string, unknown> {
   return {
     contact_id: CONTACT_ID,
@@ -251,10 +257,10 @@ describe("visitor text never drives the terminal", () => {
     const list = await runMagnt(["review", "contacts", "--json"]);
     expect(list.stdout.replace(/\n$/, "")).not.toMatch(TERMINAL_CONTROL);
     expect(JSON.parse(list.stdout)).toEqual([row]);
-    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    installFakeWrangler(spawnMock, contactAndDialogue(row, []));
     const record = await runMagnt(["review", "contacts", CONTACT_ID, "--json"]);
     expect(record.stdout.replace(/\n$/, "")).not.toMatch(TERMINAL_CONTROL);
-    expect(JSON.parse(record.stdout)).toEqual(row);
+    expect(JSON.parse(record.stdout)).toEqual({ ...row, dialogue: null });
   });
 });
 
@@ -349,13 +355,17 @@ describe("one record in full", () => {
     expect([lines[first]!.slice(indent), ...continuation.map((line) => line.slice(indent))].join(" ")).toBe(summary);
   });
 
-  it("--json prints the row object", async () => {
+  it("--json prints the row object (a contact's with its dialogue state, null without a dialogue)", async () => {
     const row = contactRow("v");
-    installFakeWrangler(spawnMock, () => d1Rows([row]));
+    installFakeWrangler(spawnMock, contactAndDialogue(row, []));
     const run = await runMagnt(["review", "contacts", CONTACT_ID, "--json"]);
     expect(run.code).toBe(0);
     expect(run.lines).toHaveLength(1);
-    expect(JSON.parse(run.stdout)).toEqual(row);
+    expect(JSON.parse(run.stdout)).toEqual({ ...row, dialogue: null });
+    const signal = { signal_id: SIGNAL_ID, created_at: CREATED, goal: "g", blocker: null, tried: null, learned: null, status: "active", self_reported_test: 0 };
+    const { calls } = installFakeWrangler(spawnMock, () => d1Rows([signal]));
+    expect(JSON.parse((await runMagnt(["review", "signals", SIGNAL_ID, "--json"])).stdout)).toEqual(signal);
+    expect(calls).toHaveLength(1);
   });
 
   it("an unknown id → exit 1 (no such record), with the --json error object", async () => {
@@ -395,5 +405,61 @@ describe("one record in full", () => {
     expect(run.stdout).toContain("[id]");
     expect(run.stdout).toMatch(/mc_… \(contacts\), ts_…\s+\(signals\), ob_… \(observed\)/);
     expect(run.stdout).toContain("80 columns");
+  });
+});
+
+describe("the dialogue state of a contact (07, 08 §10)", () => {
+  const STATE = {
+    role: "follow_up",
+    root_contact_id: "mc_11111111-2222-4333-8444-555555555555",
+    dialogue_created_at: CREATED,
+    revoked_at: "2026-02-01T00:00:00.000Z",
+    messages: 3,
+    replies_published: 2,
+    replies_fetched: 1,
+    owner_read_at: "2026-01-02T00:00:00.000Z",
+  };
+
+  it("selects only the state columns by the checked id — never the dialogue id, a token or its hash", () => {
+    const sql = dialogueStateSql(CONTACT_ID.toUpperCase().replace("MC_", "mc_"));
+    expect(sql).toContain(`WHERE dc.contact_id = '${CONTACT_ID}';`);
+    const selected = sql.slice("SELECT ".length, sql.indexOf(" FROM dialogue_contacts dc JOIN"));
+    expect(sql).not.toMatch(/token|hash/);
+    expect(selected.split(/, (?![^(]*\))/).map((part) => part.split(/ AS |\./).at(-1))).toEqual([...DIALOGUE_STATE_COLUMNS]);
+    expect(() => dialogueStateSql("mc_' OR 1=1 --")).toThrow();
+  });
+
+  it("shows role, revocation, counts and the owner's read in the record view and in --json", async () => {
+    const row = contactRow("hello");
+    installFakeWrangler(spawnMock, contactAndDialogue(row, [{ ...STATE, token_hash: "f".repeat(64), dialogue_id: "dg_leak" }]));
+    const human = await runMagnt(["review", "contacts", CONTACT_ID]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^dialogue: +follow_up, revoked$/m);
+    expect(human.stdout).toMatch(/^dialogue_root_contact_id: +mc_11111111-2222-4333-8444-555555555555$/m);
+    expect(human.stdout).toMatch(/^dialogue_messages: +3$/m);
+    expect(human.stdout).toMatch(/^dialogue_replies_fetched: +1$/m);
+    expect(human.stdout).toMatch(/^dialogue_owner_read_at: +2026-01-02T00:00:00.000Z$/m);
+    expect(human.stdout).not.toContain("f".repeat(64));
+    expect(human.stdout).not.toContain("dg_leak");
+
+    installFakeWrangler(spawnMock, contactAndDialogue(row, [{ ...STATE, token_hash: "f".repeat(64), dialogue_id: "dg_leak" }]));
+    const json = await runMagnt(["review", "contacts", CONTACT_ID, "--json"]);
+    expect(JSON.parse(json.stdout)).toEqual({ ...row, dialogue: STATE });
+  });
+
+  it("a contact without a dialogue says none; before 0007 the record still prints and names the migration", async () => {
+    const row = contactRow("hello");
+    installFakeWrangler(spawnMock, contactAndDialogue(row, []));
+    expect((await runMagnt(["review", "contacts", CONTACT_ID])).stdout).toMatch(/^dialogue: +none$/m);
+
+    installFakeWrangler(spawnMock, contactAndDialogue(row, "no such table: dialogue_contacts: SQLITE_ERROR"));
+    const before = await runMagnt(["review", "contacts", CONTACT_ID]);
+    expect(before.code).toBe(0);
+    expect(before.stdout).toMatch(/^dialogue: +unknown \(migration 0007_dialogue\.sql not applied\)$/m);
+    installFakeWrangler(spawnMock, contactAndDialogue(row, "no such table: dialogue_contacts: SQLITE_ERROR"));
+    expect(JSON.parse((await runMagnt(["review", "contacts", CONTACT_ID, "--json"])).stdout)).toEqual(row);
+
+    installFakeWrangler(spawnMock, contactAndDialogue(row, "database is locked"));
+    expect((await runMagnt(["review", "contacts", CONTACT_ID])).code).toBe(3);
   });
 });

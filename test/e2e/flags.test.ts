@@ -77,11 +77,12 @@ describe("magnt flags against a temporary local state", () => {
     expect(statSync(join(dir, ".dev.vars")).mode & 0o777).toBe(0o600);
   });
 
-  it("refuses the dialogue flags until their release exists, and says so", async () => {
+  it("refuses the dialogue flag while its key is missing, and says so, changing nothing", async () => {
+    const before = readFileSync(join(dir, ".dev.vars"), "utf8");
     const run = await magnt(local("flags", "enable", "DIALOGUE_ENABLED", "--yes"));
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("0007_dialogue.sql");
-    expect(run.stderr).toContain("dialogue release (C.1)");
+    expect(run.stderr).toContain("DIALOGUE_TOKEN_KEY");
+    expect(readFileSync(join(dir, ".dev.vars"), "utf8")).toBe(before);
   });
 
   it("never prompts without a TTY", async () => {

@@ -5,7 +5,7 @@
  * any owner surface.
  */
 import { describe, expect, it } from "vitest";
-import { OWNER_TOOL_NAMES, PUBLIC_TOOL_NAMES } from "../../worker/contracts/tools";
+import { DIALOGUE_TOOL_NAMES, OWNER_TOOL_NAMES, PUBLIC_TOOL_NAMES } from "../../worker/contracts/tools";
 import { buildAiCatalog, buildServerCard } from "../../worker/mcp/server-card";
 import { callDoor, captureConsole } from "../helpers/door";
 import { connectV1, connectV2, modernRequest, readMessages, type V2Mode } from "../helpers/mcp";
@@ -213,17 +213,61 @@ describe("no owner surface on the public door (06 §1)", () => {
   });
 });
 
-describe("DIALOGUE_ENABLED before fetch_contact_reply exists (01 §7, 02 §2, §4)", () => {
-  it("advertises no dialogue in tools/list, the instructions, the profile or about_magnt", async () => {
-    const client = await connectV2("auto", { DIALOGUE_ENABLED: "true" });
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([...PUBLIC_TOOL_NAMES]);
-    expect(client.getInstructions() ?? "").not.toContain("fetch_contact_reply");
-    const read = await client.readResource({ uri: "magnt://profile" });
-    expect((read.contents[0] as { text: string }).text).not.toContain("fetch_contact_reply");
-    const about = await client.callTool({ name: "about_magnt", arguments: {} });
-    expect(JSON.stringify(about)).not.toContain("fetch_contact_reply");
-    await client.close();
+describe("DIALOGUE_ENABLED (07 §1, 01 §7, 02 §2, §4): tools/list, instructions, profile and probe agree", () => {
+  it("lists fetch_contact_reply last and the dialogue_token field, and every text and the probe advertise it", async () => {
+    const overrides = { DIALOGUE_ENABLED: "true", DIALOGUE_TOKEN_KEY: "A".repeat(43) };
+    for (const client of [await connectV2("auto", overrides), await connectV1(overrides)]) {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual([...PUBLIC_TOOL_NAMES, ...DIALOGUE_TOOL_NAMES]);
+      const fetchTool = tools.find((tool) => tool.name === "fetch_contact_reply")!;
+      expect(fetchTool.annotations).toEqual({
+        title: "Fetch a reply to your message", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false,
+      });
+      expect(fetchTool.title).toBe("Fetch a reply to your message");
+      expect(fetchTool.inputSchema.additionalProperties).toBe(false);
+      expect(fetchTool.inputSchema.required).toEqual(["contact_id", "dialogue_token"]);
+      expect(Object.keys(fetchTool.inputSchema.properties ?? {})).toEqual(["contact_id", "dialogue_token", "reply_id"]);
+      const propose = tools.find((tool) => tool.name === "propose_contact")!;
+      expect(propose.inputSchema.additionalProperties).toBe(false);
+      expect(propose.inputSchema.required).toEqual(["summary"]);
+      expect(Object.keys(propose.inputSchema.properties ?? {})).toEqual([
+        "summary", "intent", "what_you_need_from_human", "agent_identity", "operator", "reply_to", "found_via",
+        "previous_contact_id", "submission_id", "is_test", "dialogue_token",
+      ]);
+      expect(client.getInstructions() ?? "").toContain("fetch_contact_reply");
+      const read = await client.readResource({ uri: "magnt://profile" });
+      expect((read.contents[0] as { text: string }).text).toContain("fetch_contact_reply");
+      const about = await client.callTool({ name: "about_magnt", arguments: {} });
+      expect(JSON.stringify(about.structuredContent)).toContain("fetch_contact_reply");
+      await client.close();
+    }
+    const probe = await (await callDoor("/__magnt_probe", undefined, overrides)).json<Record<string, unknown>>();
+    expect(probe.dialogue_enabled).toBe(true);
+    const surface = (await (await callDoor("/mcp/server-card", undefined, overrides)).text()) + JSON.stringify(probe);
+    for (const name of OWNER_TOOL_NAMES) expect(surface).not.toContain(name);
   });
-});
 
+  it.each(["TRUE", " true", "1", "yes", "", undefined])(
+    "DIALOGUE_ENABLED=%j is off: tools/list, instructions, profile and probe are byte-identical to the flag being absent",
+    async (value) => {
+      const snapshot = async (overrides: Record<string, unknown>) => {
+        const [list] = await readMessages(await modernRequest("tools/list", {}, { overrides }));
+        const [profile] = await readMessages(await modernRequest("resources/read", { uri: "magnt://profile" }, { overrides }));
+        const client = await connectV1(overrides);
+        const instructions = client.getInstructions();
+        await client.close();
+        const probe = await (await callDoor("/__magnt_probe", undefined, overrides)).json<Record<string, unknown>>();
+        delete probe.time;
+        return { list: JSON.stringify(list!.result), profile: JSON.stringify(profile!.result), instructions, probe: JSON.stringify(probe) };
+      };
+      const off = await snapshot({ DIALOGUE_TOKEN_KEY: "A".repeat(43) });
+      const flagged = await snapshot({ DIALOGUE_ENABLED: value, DIALOGUE_TOKEN_KEY: "A".repeat(43) });
+      expect(flagged).toEqual(off);
+      expect(off.list).not.toContain("fetch_contact_reply");
+      expect(off.list).not.toContain("dialogue_token");
+      expect(off.instructions ?? "").not.toContain("fetch_contact_reply");
+      expect(off.profile).not.toContain("fetch_contact_reply");
+      expect(JSON.parse(off.probe).dialogue_enabled).toBe(false);
+    },
+  );
+});

@@ -211,10 +211,10 @@ describe("probe (01 §7)", () => {
     expect(bound).toMatchObject({ contact_storage_configured: true, shared_memory_storage_configured: true });
   });
 
-  it("never reports a dialogue while fetch_contact_reply is not registered, whatever DIALOGUE_ENABLED says", async () => {
-    for (const value of ["true", "TRUE", "false", undefined]) {
+  it("reports the dialogue exactly when fetch_contact_reply is registered (DIALOGUE_ENABLED exactly \"true\")", async () => {
+    for (const [value, served] of [["true", true], ["TRUE", false], [" true", false], ["false", false], [undefined, false]] as const) {
       const probe = await (await callDoor("/__magnt_probe", undefined, { DIALOGUE_ENABLED: value })).json<Record<string, unknown>>();
-      expect(probe.dialogue_enabled).toBe(false);
+      expect(probe.dialogue_enabled, String(value)).toBe(served);
     }
   });
 

@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { CONTACT_LIMITS } from "../contracts/limits";
 import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
+import { DIALOGUE_TOKEN_PATTERN } from "../contracts/tools";
 import { submissionIdSchema, trimmedText } from "../lib/input-schemas";
 
 export const contactInputSchema = z.strictObject({
@@ -34,3 +35,27 @@ export const contactInputSchema = z.strictObject({
 });
 
 export type ContactInput = z.output<typeof contactInputSchema>;
+
+/**
+ * The `propose_contact` input with `DIALOGUE_ENABLED` (07 §3): the same fields
+ * plus `dialogue_token`, which joins the dialogue of `previous_contact_id` and
+ * is meaningless without it (an input error, `invalid_value` on
+ * `dialogue_token`). The token is never part of the payload hash.
+ */
+export const contactDialogueInputSchema = contactInputSchema
+  .extend({
+    dialogue_token: z
+      .string()
+      .regex(DIALOGUE_TOKEN_PATTERN)
+      .optional()
+      .describe(
+        "The dialogue_token you received for an earlier message; pass it with that message's contact_id as previous_contact_id to add this message to the same dialogue.",
+      ),
+  })
+  .superRefine((input, ctx) => {
+    if (input.dialogue_token !== undefined && input.previous_contact_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["dialogue_token"], message: "dialogue_token needs previous_contact_id" });
+    }
+  });
+
+export type ContactDialogueInput = z.output<typeof contactDialogueInputSchema>;

@@ -3,7 +3,7 @@
  * insert-or-ignore by `submission_id`, then read back, and only then a receipt.
  */
 import { CONTACTS_SCHEMA_0001 } from "../storage/schema-0001";
-import { run, statement } from "../storage/d1";
+import { run, statement, type Statement } from "../storage/d1";
 import { writeOnce, type WriteOnceResult } from "../storage/write-once";
 import { newContactId, newSubmissionId, nowIso } from "../storage/ids";
 import { canonicalContact, contactPayloadHash } from "./hash";
@@ -15,7 +15,7 @@ export interface ClientMetadata {
   protocolVersion: string | null;
 }
 
-type SaveContactResult = WriteOnceResult<StoredContactRow>;
+export type SaveContactResult = WriteOnceResult<StoredContactRow>;
 
 /**
  * Bindings whose `contacts` table is known to exist in this isolate. Keyed by
@@ -35,20 +35,35 @@ function ensureContactsTable(db: D1Database): Promise<void> {
   return ensured;
 }
 
-interface StoredContactRow {
+export interface StoredContactRow {
   contact_id: string;
   created_at: string;
   payload_hash: string;
 }
 
-/** Stores a contact once per `submission_id` (02 §5.3); every fault is `not_saved`. */
-export async function saveContact(db: D1Database, input: ContactInput, client: ClientMetadata): Promise<SaveContactResult> {
+/** One contact write before it runs: its generated ids, its insert and read-back (02 §5.3 steps 3–5). */
+export interface ContactWrite {
+  readonly contactId: string;
+  readonly submissionId: string;
+  readonly createdAt: string;
+  readonly payloadHash: string;
+  /** `INSERT … ON CONFLICT(submission_id) DO NOTHING`; C.1 batches dialogue rows after it (07 §3). */
+  readonly insert: Statement;
+  readonly readBack: Statement;
+}
+
+/** Builds the write of one contact; nothing runs yet. */
+export async function contactWrite(input: ContactInput, client: ClientMetadata): Promise<ContactWrite> {
   const payloadHash = await contactPayloadHash(input);
   const contactId = newContactId();
   const submissionId = input.submission_id ?? newSubmissionId();
+  const createdAt = nowIso();
   const canonical = canonicalContact(input);
-  return writeOnce<StoredContactRow>(db, {
-    prepare: () => ensureContactsTable(db),
+  return {
+    contactId,
+    submissionId,
+    createdAt,
+    payloadHash,
     insert: statement(
       `INSERT INTO contacts (contact_id, created_at, review_status, summary, intent, what_you_need_from_human,
          agent_identity, operator, reply_to, found_via, previous_contact_id, self_reported_test,
@@ -56,7 +71,7 @@ export async function saveContact(db: D1Database, input: ContactInput, client: C
        VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(submission_id) DO NOTHING`,
       contactId,
-      nowIso(),
+      createdAt,
       canonical.summary,
       canonical.intent,
       canonical.what_you_need_from_human,
@@ -73,7 +88,24 @@ export async function saveContact(db: D1Database, input: ContactInput, client: C
       client.protocolVersion,
     ),
     readBack: statement("SELECT contact_id, created_at, payload_hash FROM contacts WHERE submission_id = ?", submissionId),
-    payloadHash,
-    isOwn: (row) => row.contact_id === contactId,
+  };
+}
+
+/**
+ * Runs a contact write through the write-once step, with `extra` statements
+ * (the dialogue rows of 07 §3) committed in the same all-or-nothing batch.
+ */
+export function storeContactWrite(db: D1Database, write: ContactWrite, extra: readonly Statement[] = []): Promise<SaveContactResult> {
+  return writeOnce<StoredContactRow>(db, {
+    prepare: () => ensureContactsTable(db),
+    insert: extra.length === 0 ? write.insert : [write.insert, ...extra],
+    readBack: write.readBack,
+    payloadHash: write.payloadHash,
+    isOwn: (row) => row.contact_id === write.contactId,
   });
+}
+
+/** Stores a contact once per `submission_id` (02 §5.3); every fault is `not_saved`. */
+export async function saveContact(db: D1Database, input: ContactInput, client: ClientMetadata): Promise<SaveContactResult> {
+  return storeContactWrite(db, await contactWrite(input, client));
 }

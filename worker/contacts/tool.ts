@@ -5,8 +5,9 @@
 import { CONTACT_NOT_SAVED_CODE, CONTACT_REVIEW_STATUS_PENDING, CONTACT_STATUS, TOOL_PROPOSE_CONTACT } from "../contracts/tools";
 import { RATE_LIMIT_RETRY_AFTER_S } from "../contracts/limits";
 import { defineTool, failure, success } from "../lib/tool-definition";
-import { contactInputSchema } from "./schema";
-import { saveContact } from "./store";
+import type { EventAnnotations } from "../contracts/events";
+import { contactInputSchema, type ContactInput } from "./schema";
+import { saveContact, type StoredContactRow } from "./store";
 
 const MESSAGES = {
   accepted:
@@ -21,14 +22,64 @@ const MESSAGES = {
 } as const;
 
 /** `not_saved` (02 §5.4): never a `contact_id`, for every storage fault. */
-function notSaved(self_reported_test: boolean) {
+export function notSaved(self_reported_test: boolean) {
   return failure(
     { status: CONTACT_STATUS.notSaved, code: CONTACT_NOT_SAVED_CODE, message: MESSAGES.notSaved },
     { tool_result: "storage_unavailable", self_reported_test, rate_limited: false },
   );
 }
 
-export const proposeContactTool = defineTool({
+/** Over the public-write limit (01 §14): nothing read or written. */
+export function publicWriteLimited(self_reported_test: boolean) {
+  return failure(
+    { status: CONTACT_STATUS.rateLimited, retry_after_s: RATE_LIMIT_RETRY_AFTER_S, message: MESSAGES.rateLimited },
+    { tool_result: "rate_limited", rate_limited: true, self_reported_test },
+  );
+}
+
+export function conflict(self_reported_test: boolean) {
+  return failure(
+    { status: CONTACT_STATUS.conflict, message: MESSAGES.conflict },
+    { tool_result: "submission_conflict", self_reported_test, rate_limited: false },
+  );
+}
+
+/**
+ * The receipt of a stored contact (02 §5.4); `extra` appends fields after
+ * `continuation` (C.1's `dialogue`) and its telemetry (07 §8).
+ */
+export function receipt(
+  row: StoredContactRow,
+  duplicate: boolean,
+  input: ContactInput,
+  extra: { result?: Record<string, unknown>; telemetry?: EventAnnotations } = {},
+) {
+  return success(
+    {
+      status: CONTACT_STATUS.accepted,
+      contact_id: row.contact_id,
+      received_at: row.created_at,
+      duplicate,
+      review_status: CONTACT_REVIEW_STATUS_PENDING,
+      message: MESSAGES.accepted,
+      continuation: MESSAGES.continuation,
+      ...extra.result,
+    },
+    {
+      tool_result: "accepted_for_human_review",
+      contact_id: row.contact_id,
+      duplicate,
+      has_reply_channel: input.reply_to !== undefined,
+      has_previous_contact: input.previous_contact_id !== undefined,
+      self_reported_test: input.is_test === true,
+      rate_limited: false,
+      ...extra.telemetry,
+    },
+  );
+}
+
+/** What both variants of the tool share: name, title, description and annotations. */
+export const PROPOSE_CONTACT_META = {
   name: TOOL_PROPOSE_CONTACT,
   title: "Leave a message for Alexander",
   description:
@@ -40,50 +91,25 @@ export const proposeContactTool = defineTool({
     idempotentHint: false,
     openWorldHint: false,
   },
+} as const;
+
+export const proposeContactTool = defineTool({
+  ...PROPOSE_CONTACT_META,
   inputSchema: contactInputSchema,
   async run(input, ctx) {
     const self_reported_test = input.is_test === true;
     const db = ctx.env.CONTACTS;
     if (!db) return notSaved(self_reported_test);
     const { limited } = await ctx.checkPublicWrite();
-    if (limited) {
-      return failure(
-        { status: CONTACT_STATUS.rateLimited, retry_after_s: RATE_LIMIT_RETRY_AFTER_S, message: MESSAGES.rateLimited },
-        { tool_result: "rate_limited", rate_limited: true, self_reported_test },
-      );
-    }
+    if (limited) return publicWriteLimited(self_reported_test);
 
     const saved = await saveContact(db, input, ctx.client);
     switch (saved.kind) {
       case "accepted":
-      case "duplicate": {
-        const duplicate = saved.kind === "duplicate";
-        return success(
-          {
-            status: CONTACT_STATUS.accepted,
-            contact_id: saved.row.contact_id,
-            received_at: saved.row.created_at,
-            duplicate,
-            review_status: CONTACT_REVIEW_STATUS_PENDING,
-            message: MESSAGES.accepted,
-            continuation: MESSAGES.continuation,
-          },
-          {
-            tool_result: "accepted_for_human_review",
-            contact_id: saved.row.contact_id,
-            duplicate,
-            has_reply_channel: input.reply_to !== undefined,
-            has_previous_contact: input.previous_contact_id !== undefined,
-            self_reported_test,
-            rate_limited: false,
-          },
-        );
-      }
+      case "duplicate":
+        return receipt(saved.row, saved.kind === "duplicate", input);
       case "conflict":
-        return failure(
-          { status: CONTACT_STATUS.conflict, message: MESSAGES.conflict },
-          { tool_result: "submission_conflict", self_reported_test, rate_limited: false },
-        );
+        return conflict(self_reported_test);
       case "not_saved":
         return notSaved(self_reported_test);
     }

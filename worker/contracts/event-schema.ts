@@ -93,6 +93,9 @@ const mcp = {
   signal_id: z.string().regex(/^ts_[0-9a-f-]{36}$/).optional(),
   dialogue_token_issued: z.boolean().optional(),
   dialogue_joined: z.boolean().optional(),
+  redelivered: z.boolean().optional(),
+  more_pending: z.boolean().optional(),
+  read_receipts_included: z.boolean().optional(),
   items_returned: count().optional(),
   include_tests: z.boolean().optional(),
 };

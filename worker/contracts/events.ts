@@ -118,6 +118,9 @@ export const TOOL_RESULTS = [
   "rate_limited",
   "dialogue_not_found",
   "dialogue_misconfigured",
+  "reply_delivered",
+  "no_reply_pending",
+  "reply_not_found",
   "matches_found",
   "no_relevant_experience",
   "storage_error",
@@ -263,6 +266,11 @@ export interface RequestEvent {
   signal_id?: string;
   dialogue_token_issued?: boolean;
   dialogue_joined?: boolean;
+  // fetch_contact_reply (07 §8): booleans only, never an id, token, hash or text.
+  redelivered?: boolean;
+  more_pending?: boolean;
+  read_receipts_included?: boolean;
+
   // Owner tools (06 §9): never ids or text.
   /** List tools: how many items the page returned. */
   items_returned?: number;

@@ -10,6 +10,7 @@ export const MIGRATION_FILES = [
   "0004_owner_notifications.sql",
   "0005_goal_notifications.sql",
   "0006_owner_state.sql",
+  "0007_dialogue.sql",
 ] as const;
 
 export const MIGRATION_FOR_TABLE = {
@@ -21,6 +22,11 @@ export const MIGRATION_FOR_TABLE = {
   contact_owner_state: "0006_owner_state.sql",
   owner_drafts: "0006_owner_state.sql",
   owner_oauth_spent: "0006_owner_state.sql",
+  dialogues: "0007_dialogue.sql",
+  dialogue_contacts: "0007_dialogue.sql",
+  dialogue_replies: "0007_dialogue.sql",
+  dialogue_owner_reads: "0007_dialogue.sql",
+  dialogue_fetch_attempts: "0007_dialogue.sql",
 } as const;
 
 /** The D1 binding name every config and Wrangler command uses. */

@@ -12,10 +12,12 @@ import {
 } from "../contracts/versions";
 import { PROFILE_RESOURCE_NAME, PROFILE_RESOURCE_URI, TOOL_FETCH_REPLY, type PublicToolName } from "../contracts/tools";
 import { publicOrigin, type Env } from "../config/env";
+import { isOn } from "../config/flags";
 import type { DoorRequest } from "../edge/pipeline";
 import { publicWriteLimiter } from "../edge/rate-limit";
 import type { RegisteredTool, ToolContext } from "../lib/tool-definition";
-import { proposeContactTool } from "../contacts/index";
+import { proposeContactDialogueTool, proposeContactTool } from "../contacts/index";
+import { fetchReplyTool } from "../dialogue/index";
 import { contributeTool, searchTool } from "../signals/index";
 import { aboutTool, profileFor } from "./about-tool";
 import { buildInstructions } from "./instructions";
@@ -27,7 +29,9 @@ import { serveMcp, type ToolOutcomeListener } from "./serve";
  * instructions, the profile and the probe advertise exactly these names, so a
  * flag can never announce a tool that is not registered (02 §2, §4, 01 §7).
  */
-export function publicTools(_env: Env): readonly RegisteredTool<PublicToolName>[] {
+export function publicTools(env: Env): readonly RegisteredTool<PublicToolName>[] {
+  // DIALOGUE_ENABLED (07 §1): the dialogue variant of propose_contact, and fetch_contact_reply last.
+  if (isOn(env, "DIALOGUE_ENABLED")) return [aboutTool, proposeContactDialogueTool, searchTool, contributeTool, fetchReplyTool];
   return [aboutTool, proposeContactTool, searchTool, contributeTool];
 }
 

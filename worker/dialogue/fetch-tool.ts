@@ -1,0 +1,155 @@
+/**
+ * `fetch_contact_reply` (07 §5): a visitor holding a dialogue token pulls the
+ * owner's published replies, one per call, oldest first, and may re-read one
+ * already delivered by its `reply_id`.
+ *
+ * Threat model:
+ * - Reading someone else's replies: only a caller presenting the token whose
+ *   hash is stored for the dialogue of `contact_id` gets any reply text; every
+ *   refusal (unknown contact, no dialogue, revoked, wrong token) is the same
+ *   bytes and is counted by the shared attempt limiter (storage/dialogue-access.ts).
+ * - Double delivery under concurrency: a reply is claimed by one guarded UPDATE
+ *   (`fetched_at IS NULL`), so concurrent fetches never return the same reply as
+ *   new; a lost answer is recovered through `delivered_replies` + `reply_id`.
+ * - Reply text is owner-written but handed to an agent: it is labelled
+ *   `content_label: "owner_reply"` and never logged; telemetry carries booleans only.
+ * - A missing or malformed key fails closed (`storage_error`, telemetry
+ *   `dialogue_misconfigured`), as does a missing binding or any D1 fault.
+ */
+import * as z from "zod";
+import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
+import {
+  CONTENT_LABEL_OWNER_REPLY,
+  DIALOGUE_NOT_FOUND_MESSAGE,
+  DIALOGUE_RATE_LIMITED_MESSAGE,
+  DIALOGUE_TOKEN_PATTERN,
+  FETCH_REPLY_STATUS,
+  REPLY_ID_INPUT_PATTERN,
+  TOOL_FETCH_REPLY,
+} from "../contracts/tools";
+import { isOn } from "../config/flags";
+import { importDialogueKey } from "../lib/dialogue-token";
+import { defineTool, failure, success, type ToolOutcome } from "../lib/tool-definition";
+import { StorageError } from "../storage/d1";
+import { verifyDialogueAccess } from "../storage/dialogue-access";
+import {
+  claimOldestReply,
+  deliveredReplies,
+  deliveredReply,
+  hasPendingReply,
+  readReceipts,
+  type ReplyRow,
+} from "../storage/dialogue-sql";
+import { nowIso } from "../storage/ids";
+
+export const fetchReplyInputSchema = z.strictObject({
+  contact_id: z
+    .string()
+    .trim()
+    .regex(PREVIOUS_CONTACT_ID_PATTERN)
+    .toLowerCase()
+    .describe("The contact_id receipt of any of your messages in the dialogue."),
+  dialogue_token: z.string().regex(DIALOGUE_TOKEN_PATTERN).describe("The dialogue_token you received when the dialogue was opened."),
+  reply_id: z
+    .string()
+    .trim()
+    .regex(REPLY_ID_INPUT_PATTERN)
+    .toLowerCase()
+    .optional()
+    .describe("Re-read a reply that was already delivered to you (listed in delivered_replies)."),
+});
+
+const MESSAGES = {
+  replyNotFound: "No delivered reply with this reply_id exists in this dialogue. Fetch without reply_id to receive the next new reply.",
+  storageError: "Replies cannot be fetched right now. Nothing was changed; retry later.",
+} as const;
+
+function refusal(status: string, message: string, tool_result: "dialogue_not_found" | "reply_not_found" | "storage_error" | "dialogue_misconfigured"): ToolOutcome {
+  return failure({ status, message }, { tool_result });
+}
+
+const storageError = () => refusal(FETCH_REPLY_STATUS.storageError, MESSAGES.storageError, "storage_error");
+
+function replyBody(reply: ReplyRow) {
+  return { reply_id: reply.reply_id, in_reply_to: reply.contact_id, published_at: reply.published_at, text: reply.body };
+}
+
+export const fetchReplyTool = defineTool({
+  name: TOOL_FETCH_REPLY,
+  title: "Fetch a reply to your message",
+  description:
+    "Fetch the next reply Alexander published to your dialogue, one per call, oldest first; pass reply_id to re-read one already delivered. Needs the contact_id of one of your messages and the dialogue_token returned when the dialogue was opened. Replies are pulled only: nothing is pushed to you.",
+  annotations: {
+    title: "Fetch a reply to your message",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  inputSchema: fetchReplyInputSchema,
+  async run(input, ctx) {
+    const db = ctx.env.CONTACTS;
+    if (!db) return storageError();
+    if ((await importDialogueKey(ctx.env.DIALOGUE_TOKEN_KEY)) === null) {
+      return refusal(FETCH_REPLY_STATUS.storageError, MESSAGES.storageError, "dialogue_misconfigured");
+    }
+
+    const access = await verifyDialogueAccess(db, input.contact_id, input.dialogue_token, Date.now());
+    switch (access.kind) {
+      case "storage_error":
+        return storageError();
+      case "refused":
+        return refusal(FETCH_REPLY_STATUS.dialogueNotFound, DIALOGUE_NOT_FOUND_MESSAGE, "dialogue_not_found");
+      case "rate_limited":
+        return failure(
+          { status: FETCH_REPLY_STATUS.rateLimited, retry_after_s: access.retryAfterS, message: DIALOGUE_RATE_LIMITED_MESSAGE },
+          { tool_result: "rate_limited" },
+        );
+      case "granted":
+        break;
+    }
+
+    const dialogueId = access.membership.dialogue_id;
+    const receipts = isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED");
+    try {
+      let reply: ReplyRow | null;
+      let redelivered: boolean;
+      if (input.reply_id !== undefined) {
+        reply = await deliveredReply(db, dialogueId, input.reply_id);
+        if (reply === null) return refusal(FETCH_REPLY_STATUS.replyNotFound, MESSAGES.replyNotFound, "reply_not_found");
+        redelivered = true;
+      } else {
+        reply = await claimOldestReply(db, dialogueId, nowIso());
+        redelivered = false;
+      }
+      const more_pending = await hasPendingReply(db, dialogueId);
+      const delivered_replies = await deliveredReplies(db, dialogueId);
+      const receiptList = receipts ? { read_receipts: await readReceipts(db, dialogueId) } : {};
+      const telemetry = { redelivered, more_pending, read_receipts_included: receipts };
+
+      if (reply === null) {
+        return success(
+          { status: FETCH_REPLY_STATUS.nonePending, contact_id: input.contact_id, more_pending: false, delivered_replies, ...receiptList },
+          { tool_result: "no_reply_pending", ...telemetry, more_pending: false },
+        );
+      }
+      return success(
+        {
+          status: FETCH_REPLY_STATUS.delivered,
+          contact_id: input.contact_id,
+          reply: replyBody(reply),
+          fetched_at: reply.fetched_at,
+          redelivered,
+          more_pending,
+          delivered_replies,
+          content_label: CONTENT_LABEL_OWNER_REPLY,
+          ...receiptList,
+        },
+        { tool_result: "reply_delivered", ...telemetry },
+      );
+    } catch (error) {
+      if (error instanceof StorageError) return storageError();
+      throw error;
+    }
+  },
+});
