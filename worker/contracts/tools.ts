@@ -15,13 +15,16 @@ export const PUBLIC_TOOL_NAMES = [TOOL_ABOUT, TOOL_PROPOSE_CONTACT, TOOL_SEARCH,
 export const DIALOGUE_TOOL_NAMES = [TOOL_FETCH_REPLY] as const;
 export type PublicToolName = (typeof PUBLIC_TOOL_NAMES)[number] | (typeof DIALOGUE_TOOL_NAMES)[number];
 
-/** Owner tools (06, 07). Listed here only so tests can prove they never reach the public surface. */
+/** The C.1 owner tool whose registration decides whether the owner server may publish (07 §1). */
+export const TOOL_OWNER_PUBLISH_REPLY = "owner_publish_reply";
+
+/** Owner tools (06, 07); tests prove they never reach the public surface. */
 export const OWNER_TOOL_NAMES = [
   "owner_list_contacts",
   "owner_list_observed_goals",
   "owner_save_draft",
   "owner_set_contact_state",
-  "owner_publish_reply",
+  TOOL_OWNER_PUBLISH_REPLY,
   "owner_revoke_dialogue",
 ] as const;
 export const OWNER_TOOL_PREFIX = "owner_";

@@ -11,6 +11,7 @@
  */
 import { CONTACT_ID_PATTERN, OBSERVATION_ID_PATTERN } from "../contracts/ids";
 import { all, first, run, statement, StorageError } from "../storage/d1";
+import { dialogueViewsOf, publishedReplyIdsOf, type OwnerDialogueView } from "../storage/dialogue-sql";
 import { base64url } from "./oauth/encoding";
 import { labelVisitorContent, previewText, type VisitorContent } from "./visitor-content";
 
@@ -64,6 +65,11 @@ export interface ListContactsQuery {
   readonly limit?: number;
   readonly cursor?: string;
   readonly detail?: "preview" | "full";
+  /**
+   * With DIALOGUE_ENABLED (07 §4.2): add each contact's `dialogue` and each
+   * draft's `published_reply_id`; `readReceipts` adds the replies' fetch times.
+   */
+  readonly dialogue?: { readonly readReceipts: boolean };
 }
 
 type ContactVisitorFields = {
@@ -98,6 +104,8 @@ export interface DraftItem {
   readonly revision: number;
   readonly updated_at: string;
   readonly text: string;
+  /** C.1 only: the reply this draft was published as, or null. */
+  readonly published_reply_id?: string | null;
 }
 
 export interface ContactItem {
@@ -110,6 +118,8 @@ export interface ContactItem {
   readonly visitor_content: VisitorContent<ContactVisitorFields>;
   readonly truncated: boolean;
   readonly drafts: readonly DraftItem[];
+  /** C.1 only (07 §4.2). */
+  readonly dialogue?: OwnerDialogueView;
 }
 
 export type ListResult<Item> =
@@ -161,7 +171,7 @@ export async function listContacts(db: D1Database, query: ListContactsQuery): Pr
   try {
     if (query.contactId !== undefined) {
       const rows = await all<ContactRow>(db, statement(CONTACT_ONE_SQL, query.contactId.toLowerCase()));
-      return { status: "ok", items: await withDrafts(db, rows, preview), next_cursor: null };
+      return { status: "ok", items: await withDialogue(db, await withDrafts(db, rows, preview), query.dialogue), next_cursor: null };
     }
     let position: CursorPosition | null = null;
     if (query.cursor !== undefined) {
@@ -177,7 +187,7 @@ export async function listContacts(db: D1Database, query: ListContactsQuery): Pr
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const next = rows.length > limit && last !== undefined ? encodeCursor({ c: last.created_at, i: last.contact_id }) : null;
-    return { status: "ok", items: await withDrafts(db, page, preview), next_cursor: next };
+    return { status: "ok", items: await withDialogue(db, await withDrafts(db, page, preview), query.dialogue), next_cursor: next };
   } catch (error) {
     if (error instanceof StorageError) return { status: "storage_error" };
     throw error;
@@ -194,6 +204,22 @@ async function withDrafts(db: D1Database, rows: readonly ContactRow[], preview: 
     byContact.set(draft.contact_id, list);
   }
   return rows.map((row) => contactItem(row, byContact.get(row.contact_id) ?? [], preview));
+}
+
+/** Adds the C.1 fields when asked (two statements per page, whatever its size); a storage fault throws. */
+async function withDialogue(
+  db: D1Database,
+  items: ContactItem[],
+  dialogue: ListContactsQuery["dialogue"],
+): Promise<ContactItem[]> {
+  if (dialogue === undefined || items.length === 0) return items;
+  const views = await dialogueViewsOf(db, items.map((item) => item.contact_id), dialogue);
+  const published = await publishedReplyIdsOf(db, items.flatMap((item) => item.drafts.map((draft) => draft.draft_id)));
+  return items.map((item) => ({
+    ...item,
+    drafts: item.drafts.map((draft) => ({ ...draft, published_reply_id: published.get(draft.draft_id) ?? null })),
+    dialogue: views.get(item.contact_id)!,
+  }));
 }
 
 function contactItem(row: ContactRow, drafts: readonly DraftRow[], preview: boolean): ContactItem {
@@ -299,6 +325,8 @@ export interface SaveDraftCommand {
   readonly text: string;
   readonly draftId?: string;
   readonly expectedRevision?: number;
+  /** With DIALOGUE_ENABLED (0007 applied): a published draft is immutable (`draft_published`, 06 §6.3). */
+  readonly dialogueEnabled?: boolean;
 }
 
 export type SaveDraftResult =
@@ -313,6 +341,7 @@ export type SaveDraftResult =
   | { readonly status: "contact_not_found" }
   | { readonly status: "draft_not_found" }
   | { readonly status: "revision_conflict"; readonly current_revision: number }
+  | { readonly status: "draft_published" }
   | StoreFailure;
 
 interface StoredDraft {
@@ -358,20 +387,28 @@ export async function saveDraft(db: D1Database, command: SaveDraftCommand, nowMs
 
     const draftId = command.draftId.toLowerCase();
     const expected = command.expectedRevision ?? 0;
+    // C.1: the guard and the publication's revision-checked INSERT…SELECT serialise in D1, so a
+    // save can never change a draft after (or while) it is published.
+    const unpublished = command.dialogueEnabled === true ? " AND NOT EXISTS (SELECT 1 FROM dialogue_replies WHERE draft_id = ?)" : "";
     const updated = await run(
       db,
       statement(
         `UPDATE owner_drafts SET body = ?, revision = revision + 1, updated_at = ?
-         WHERE draft_id = ? AND contact_id = ? AND revision = ?`,
+         WHERE draft_id = ? AND contact_id = ? AND revision = ?${unpublished}`,
         command.text,
         now,
         draftId,
         contactId,
         expected,
+        ...(command.dialogueEnabled === true ? [draftId] : []),
       ),
     );
     const stored = await first<StoredDraft>(db, statement(READ_DRAFT_SQL, draftId));
     if (stored === null || stored.contact_id !== contactId) return { status: "draft_not_found" };
+    if (updated.meta.changes !== 1 && command.dialogueEnabled === true) {
+      const published = await publishedReplyIdsOf(db, [draftId]);
+      if (published.get(draftId) != null) return { status: "draft_published" };
+    }
     if (updated.meta.changes !== 1) return { status: "revision_conflict", current_revision: stored.revision };
     // Read back: another save may have landed in between; then ours is no longer the current text.
     if (stored.revision !== expected + 1 || stored.body !== command.text) {

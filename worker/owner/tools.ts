@@ -20,6 +20,8 @@
 import type { EventAnnotations } from "../contracts/events";
 import type { OWNER_TOOL_NAMES } from "../contracts/tools";
 import { defineTool, failure, success, type RegisteredTool, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
+import { isOn } from "../config/flags";
+import { markContactRead } from "../storage/dialogue-sql";
 import type { OwnerScope } from "./oauth/scopes";
 import {
   listContactsInputSchema,
@@ -44,6 +46,7 @@ const MESSAGES = {
   contact_not_found: "No contact has this contact_id.",
   draft_not_found: "No draft with this draft_id exists for this contact.",
   revision_conflict: "The draft changed since you read it. Read it again and retry with its current revision.",
+  draft_published: "This draft was published as a reply and can no longer change. Save a new draft instead.",
 } as const;
 
 function fail(status: keyof typeof MESSAGES, telemetry: EventAnnotations = {}, extra: Record<string, unknown> = {}): ToolOutcome {
@@ -58,6 +61,23 @@ function database(ctx: ToolContext): D1Database | null {
 /** `since` after the schema accepted it: re-serialised with `toISOString()` (06 §6.1). */
 function sinceFilter(value: string | undefined): string | undefined {
   return value === undefined ? undefined : (parseSince(value) ?? undefined);
+}
+
+/**
+ * Read receipts (07 §6): opening one contact in full (`contact_id` with
+ * `detail: "full"`) marks it read — never a listing. Best effort: a failure to
+ * record the read never changes the owner's answer.
+ */
+async function recordFullRead(
+  db: D1Database,
+  ctx: ToolContext,
+  args: { contact_id?: string | undefined; detail?: "preview" | "full" | undefined },
+  items: readonly { contact_id: string }[],
+): Promise<void> {
+  if (!isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED") || args.contact_id === undefined || args.detail !== "full") return;
+  const item = items.find((candidate) => candidate.contact_id === args.contact_id!.toLowerCase());
+  if (item === undefined) return;
+  await markContactRead(db, item.contact_id, new Date().toISOString()).catch(() => undefined);
 }
 
 export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({
@@ -82,8 +102,10 @@ export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({
       limit: args.limit ?? 20,
       ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
       detail: args.detail ?? "preview",
+      ...(isOn(ctx.env, "DIALOGUE_ENABLED") ? { dialogue: { readReceipts: isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED") } } : {}),
     });
     if (result.status !== "ok") return fail(result.status, { include_tests: includeTests });
+    await recordFullRead(db, ctx, args, result.items);
     return success(
       { status: "ok", items: result.items, next_cursor: result.next_cursor },
       { tool_result: "ok", items_returned: result.items.length, include_tests: includeTests },
@@ -128,7 +150,7 @@ export const ownerSaveDraftTool: OwnerTool = /* @__PURE__ */ scoped(
     title: "Save a private draft reply",
     description:
       "Saves a private draft answer to a contact: without draft_id a new draft (revision 1); with draft_id and " +
-      "expected_revision an update of that draft. Drafts are private: nothing is ever sent or published.",
+      "expected_revision an update of that draft. Drafts are private: nothing is sent automatically, and a draft is published only by an explicit owner_publish_reply where that tool exists.",
     annotations: { title: "Save a private draft reply", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     inputSchema: saveDraftInputSchema,
     async run(args, ctx) {
@@ -141,6 +163,7 @@ export const ownerSaveDraftTool: OwnerTool = /* @__PURE__ */ scoped(
           text: args.text,
           ...(args.draft_id !== undefined ? { draftId: args.draft_id } : {}),
           ...(args.expected_revision !== undefined ? { expectedRevision: args.expected_revision } : {}),
+          dialogueEnabled: isOn(ctx.env, "DIALOGUE_ENABLED"),
         },
         Date.now(),
       );
