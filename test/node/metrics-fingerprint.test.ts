@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FingerprintTable, fingerprintToBigInt, fnv1a64, RecordList } from "../../cli/commands/metrics/fingerprint";
+import { FingerprintTable, fingerprintToBigInt, fnv1a64, RecordList, release } from "../../cli/commands/metrics/fingerprint";
 
 describe("fnv1a64", () => {
   it.each([
@@ -65,6 +65,18 @@ describe("FingerprintTable", () => {
     const keysOnly = new FingerprintTable();
     for (let index = 1; index <= 200_000; index += 1) keysOnly.add((index * 2654435761) >>> 0, index);
     expect(keysOnly.byteLength / 200_000).toBeLessThanOrEqual(16);
+  });
+});
+
+describe("release", () => {
+  it("detaches the array, so its memory does not wait for a full collection", () => {
+    const keys = new Uint32Array(1024);
+    const values = new Float64Array(16);
+    release(keys);
+    release(values);
+    expect(keys.buffer.byteLength).toBe(0);
+    expect(keys.length).toBe(0);
+    expect(values.length).toBe(0);
   });
 });
 

@@ -11,6 +11,14 @@
  * Why 256 shards: a single table growing past a few million ids would briefly
  * hold both arrays (~100 MB); shards grow one at a time, so the transient cost of
  * a resize is 1/256 of the set.
+ *
+ * Why old arrays are released explicitly (`release`): a shard's array lives long
+ * enough to reach V8's old generation, where a dropped array is freed only by a
+ * full collection — and V8 runs one only after external memory has grown by
+ * about 64 MB. Growth by 1.5× leaves about twice the live table size behind as
+ * such garbage, which measured 163 MB peak RSS at 5 million ids. Detaching the
+ * old buffer instead hands its memory to a throw-away young object, freed by the
+ * next scavenge (a few ms later on this allocation-heavy path).
  */
 
 /** FNV-1a 64 of a string's UTF-16 code units (ids are ASCII), as two unsigned 32-bit halves. */
@@ -62,6 +70,18 @@ const MAX_LOAD_DENOMINATOR = 5;
 const GROWTH_NUMERATOR = 3;
 const GROWTH_DENOMINATOR = 2;
 const TWO_TO_32 = 4294967296;
+
+/**
+ * Gives up `array`'s memory now rather than at V8's next full collection: the
+ * transfer detaches it (its length becomes 0) and moves the memory to a buffer
+ * nobody references, which the next young-generation collection frees.
+ * The caller must not use `array` afterwards.
+ */
+export function release(array: ArrayBufferView): void {
+  // Every table array is allocated here with its own (non-shared) ArrayBuffer.
+  const buffer = array.buffer as ArrayBuffer;
+  structuredClone(buffer, { transfer: [buffer] });
+}
 
 /** Maps a fingerprint to a home slot in [0, slots) by multiply-shift (slot counts need not be powers of two). */
 const homeSlot = (hi: number, lo: number, slots: number): number => Math.floor((((lo ^ (hi << SHARD_BITS)) >>> 0) * slots) / TWO_TO_32);
@@ -197,6 +217,8 @@ export class FingerprintTable {
     shard.keys = keys;
     shard.values = values;
     shard.slots = slots;
+    release(oldKeys);
+    if (oldValues !== null) release(oldValues);
   }
 }
 
@@ -223,6 +245,7 @@ export class RecordList {
     if ((this.length + 1) * this.width > this.data.length) {
       const next = new Float64Array(this.data.length * 2);
       next.set(this.data);
+      release(this.data);
       this.data = next;
     }
     const base = this.length * this.width;
