@@ -61,7 +61,8 @@ export const fetchReplyInputSchema = z.strictObject({
 
 const MESSAGES = {
   replyNotFound: "No delivered reply with this reply_id exists in this dialogue. Fetch without reply_id to receive the next new reply.",
-  storageError: "Replies cannot be fetched right now. Nothing was changed; retry later.",
+  storageError:
+    "Replies cannot be fetched right now; retry later. A reply that was being delivered is listed in delivered_replies on your next fetch and can be re-read by its reply_id.",
 } as const;
 
 function refusal(status: string, message: string, tool_result: "dialogue_not_found" | "reply_not_found" | "storage_error" | "dialogue_misconfigured"): ToolOutcome {

@@ -54,7 +54,7 @@ export const revokeDialogueInputSchema = z.strictObject({
 });
 
 const MESSAGES = {
-  storage_error: "The owner's storage is unavailable. Nothing was changed; retry later.",
+  storage_error: "The owner's storage did not answer. The change may or may not have been stored: list the contact before retrying.",
   draft_not_found: "No draft has this draft_id.",
   revision_conflict: "The draft changed since you reviewed it. Read it again and publish its current revision if you still want to.",
   no_dialogue: "This contact is not in an open dialogue (it has none, or it was revoked), so nothing can be published to it.",
