@@ -2,7 +2,7 @@
  * globalSetup of the "split" project (10 §1): bundles every active auxiliary
  * Worker (./topology.ts) with esbuild, the way Wrangler does (ESM, workerd
  * conditions, `cloudflare:*` left to the runtime), into
- * `dist/test-workers/<role>.mjs`, which vitest.config.ts hands to Miniflare.
+ * `dist/test-workers/<name>.mjs`, which vitest.config.ts hands to Miniflare.
  *
  * Each bundle is the real entry module (named exports re-exported unchanged,
  * the default handler wrapped only to record what it receives) plus the

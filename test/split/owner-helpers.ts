@@ -30,13 +30,21 @@ interface RunnerBindings {
 }
 const runner = env as unknown as RunnerBindings;
 
-/** The owner gateway as deployed: the magnt-owner auxiliary Worker (real `OWNER_CORE` binding, stand-in GitHub). */
-export function ownerGatewayFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const gateway = runner.OWNER_GATEWAY;
-  if (!gateway) throw new Error("OWNER_GATEWAY is bound only in the split project");
-  const request = input instanceof Request && !init ? input : new Request(new URL(String(input instanceof Request ? input.url : input), OWNER_ORIGIN), init);
-  return gateway.fetch(request);
+/** How a suite reaches one owner gateway: a `fetch` taking paths relative to OWNER_ORIGIN. */
+export type GatewayFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** A `GatewayFetch` for an owner gateway Worker bound to the runner. */
+export function gatewayFetchOf(binding: () => Fetcher | undefined, label: string): GatewayFetch {
+  return (input, init) => {
+    const gateway = binding();
+    if (!gateway) throw new Error(`${label} is bound only in the split project`);
+    const request = input instanceof Request && !init ? input : new Request(new URL(String(input instanceof Request ? input.url : input), OWNER_ORIGIN), init);
+    return gateway.fetch(request);
+  };
 }
+
+/** The owner gateway as deployed: the magnt-owner auxiliary Worker (real `OWNER_CORE` binding, stand-in GitHub). */
+export const ownerGatewayFetch: GatewayFetch = gatewayFetchOf(() => runner.OWNER_GATEWAY, "OWNER_GATEWAY");
 
 /** Core's `OwnerEntrypoint`, called straight (core's flags and secrets are the topology's). */
 export function ownerCore(): OwnerCoreBinding {
@@ -81,9 +89,13 @@ export interface LinkOptions {
   user?: { id: number; login: string };
   clientName?: string;
   state?: string;
+  /** The owner gateway to link through (default: magnt-owner). */
+  gateway?: GatewayFetch;
 }
 
 export interface Linked {
+  /** The owner gateway the flow ran through (the code is exchanged there too). */
+  gateway: GatewayFetch;
   clientId: string;
   verifier: string;
   state: string;
@@ -95,8 +107,8 @@ export interface Linked {
   last: Response;
 }
 
-export async function registerClient(clientName = "Split MCP client"): Promise<string> {
-  const response = await ownerGatewayFetch("/oauth/register", {
+export async function registerClient(clientName = "Split MCP client", gateway: GatewayFetch = ownerGatewayFetch): Promise<string> {
+  const response = await gateway("/oauth/register", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ redirect_uris: [LOOPBACK_REDIRECT], client_name: clientName }),
@@ -108,7 +120,8 @@ export async function registerClient(clientName = "Split MCP client"): Promise<s
 /** register → authorize → consent (approve) → GitHub as `user` → callback. */
 export async function link(options: LinkOptions = {}): Promise<Linked> {
   const answers: Response[] = [];
-  const clientId = await registerClient(options.clientName);
+  const gateway = options.gateway ?? ownerGatewayFetch;
+  const clientId = await registerClient(options.clientName, gateway);
   const { verifier, challenge } = await pkce();
   const state = options.state ?? `state-${crypto.randomUUID()}`;
   const authorize = new URL(`${OWNER_ORIGIN}/oauth/authorize`);
@@ -124,14 +137,14 @@ export async function link(options: LinkOptions = {}): Promise<Linked> {
   })) {
     authorize.searchParams.set(name, value);
   }
-  const page = await ownerGatewayFetch(authorize.href);
+  const page = await gateway(authorize.href);
   answers.push(page.clone());
   if (page.status !== 200) throw new Error(`authorize: ${page.status}`);
   const html = await page.text();
   const csrfCookie = cookieValue(page, "__Host-magnt_owner_csrf");
   if (csrfCookie === null) throw new Error("no CSRF cookie");
 
-  const approved = await ownerGatewayFetch("/oauth/authorize", {
+  const approved = await gateway("/oauth/authorize", {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: OWNER_ORIGIN, Cookie: `__Host-magnt_owner_csrf=${csrfCookie}` },
     body: new URLSearchParams({ consent: hiddenInput(html, "consent"), csrf: hiddenInput(html, "csrf"), decision: "approve" }),
@@ -148,15 +161,15 @@ export async function link(options: LinkOptions = {}): Promise<Linked> {
   const back = new URL(toGithub.searchParams.get("redirect_uri")!);
   back.searchParams.set("code", githubCode(user.id, user.login));
   back.searchParams.set("state", toGithub.searchParams.get("state")!);
-  const last = await ownerGatewayFetch(back.href, { headers: { Cookie: `__Host-magnt_owner_link=${linkCookie}` }, redirect: "manual" });
+  const last = await gateway(back.href, { headers: { Cookie: `__Host-magnt_owner_link=${linkCookie}` }, redirect: "manual" });
   answers.push(last.clone());
   const location = last.headers.get("location");
   const code = last.status === 302 && location !== null ? new URL(location).searchParams.get("code") : null;
-  return { clientId, verifier, state, answers, code, last };
+  return { gateway, clientId, verifier, state, answers, code, last };
 }
 
-export async function tokenRequest(form: Record<string, string>): Promise<Response> {
-  return ownerGatewayFetch("/oauth/token", {
+export async function tokenRequest(form: Record<string, string>, gateway: GatewayFetch = ownerGatewayFetch): Promise<Response> {
+  return gateway("/oauth/token", {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(form),
@@ -171,14 +184,14 @@ export async function exchange(linked: Linked): Promise<TokenSet> {
     redirect_uri: LOOPBACK_REDIRECT,
     client_id: linked.clientId,
     code_verifier: linked.verifier,
-  });
+  }, linked.gateway);
   if (response.status !== 200) throw new Error(`token: ${response.status} ${await response.text()}`);
   return (await response.json()) as TokenSet;
 }
 
 /** Register, link as the owner and exchange the code: a fresh token set with `scope`. */
-export async function ownerTokens(scope = "owner.read owner.write"): Promise<TokenSet & { clientId: string }> {
-  const linked = await link({ scope });
+export async function ownerTokens(scope = "owner.read owner.write", gateway: GatewayFetch = ownerGatewayFetch): Promise<TokenSet & { clientId: string }> {
+  const linked = await link({ scope, gateway });
   return { ...(await exchange(linked)), clientId: linked.clientId };
 }
 
@@ -189,27 +202,33 @@ export async function refresh(clientId: string, refreshToken: string): Promise<R
 // ---------------------------------------------------------------- MCP
 
 /** A `fetch` for MCP clients: the owner gateway with `Authorization: Bearer <token>`. */
-export function bearerFetch(token: string) {
+export function bearerFetch(token: string, gateway: GatewayFetch = ownerGatewayFetch) {
   return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     const headers = new Headers(request.headers);
     headers.set("authorization", `Bearer ${token}`);
-    return ownerGatewayFetch(new Request(request, { headers }));
+    return gateway(new Request(request, { headers }));
   };
 }
 
 /** The official v2 MCP client connected to owner `/mcp` with a bearer token. */
-export async function connectOwner(token: string): Promise<Client> {
+export async function connectOwner(token: string, gateway: GatewayFetch = ownerGatewayFetch): Promise<Client> {
   const client = new Client({ name: "owner-client-v2", version: "2.4.0" }, { versionNegotiation: { mode: "auto" } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(OWNER_MCP_URL), { fetch: bearerFetch(token) }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(OWNER_MCP_URL), { fetch: bearerFetch(token, gateway) }));
   return client;
 }
 
 /** A raw modern `tools/call` to owner `/mcp`. */
-export function ownerToolCall(token: string | null, name: string, args: unknown, extraHeaders: Record<string, string> = {}): Promise<Response> {
+export function ownerToolCall(
+  token: string | null,
+  name: string,
+  args: unknown,
+  extraHeaders: Record<string, string> = {},
+  gateway: GatewayFetch = ownerGatewayFetch,
+): Promise<Response> {
   const headers: Record<string, string> = { ...modernHeaders("tools/call", name), ...extraHeaders };
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  return ownerGatewayFetch("/mcp", { method: "POST", headers, body: modernBody("tools/call", { name, arguments: args }) });
+  return gateway("/mcp", { method: "POST", headers, body: modernBody("tools/call", { name, arguments: args }) });
 }
 
 /** A snapshot of every owner-relevant table, to prove an attack changed nothing. */

@@ -5,7 +5,7 @@
  *
  * The pool hands auxiliary Workers to Miniflare without bundling them, so the
  * project's globalSetup (./global-setup.ts) bundles each entry below with
- * esbuild into `dist/test-workers/<role>.mjs` first. Node-side module: imported
+ * esbuild into `dist/test-workers/<name>.mjs` first. Node-side module: imported
  * by vitest.config.ts and the globalSetup, never by a test.
  *
  * Adding a deployable is one entry in `AUXILIARY_WORKERS`. An entry whose
@@ -14,6 +14,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { githubStandIn } from "./owner-github-stand-in.js";
+import { DIALOGUE_CORE_VARS } from "./dialogue-fixture.js";
 import { OWNER_GATEWAY_VARS, OWNER_SHARED_VARS } from "./owner-fixture.js";
 
 /** The production-like variables every split Worker runs with (the workers project's TEST_VARS). */
@@ -23,9 +24,9 @@ export interface SplitVars {
 
 /** One auxiliary Worker of the split topology. */
 export interface AuxiliaryWorker {
-  /** The deployable's role; its bundle is `dist/test-workers/<role>.mjs`. */
+  /** The deployable's role. */
   readonly role: "core" | "owner_gateway";
-  /** The Worker name of 00 §3 (what Service Bindings point at). */
+  /** The Worker name of 00 §3 (what Service Bindings point at); its bundle is `dist/test-workers/<name>.mjs`. */
   readonly name: string;
   /** The real entry module, repository-relative. */
   readonly entry: string;
@@ -82,6 +83,31 @@ export const AUXILIARY_WORKERS: readonly AuxiliaryWorker[] = [
     // Its only outbound calls are GitHub's (06 §3.4): answered by the loopback stand-in in this process.
     outboundService: githubStandIn,
   },
+  // ── The dialogue variant (C.1, 07): the same entries with every dialogue flag on, on the same D1. ──
+  // magnt-core stays with the dialogue off, so the byte-for-byte comparisons with the monolith keep
+  // proving that the public surface does not change while the flags are off (07 §1). The public
+  // gateway reaches this core when a suite passes `DIALOGUE_CORE` as its `CORE` (test/split/dialogue-helpers.ts).
+  {
+    role: "core",
+    name: "magnt-core-dialogue",
+    entry: "worker/entries/core.ts",
+    d1Databases: { CONTACTS: SPLIT_D1_ID },
+    serviceBindings: { PUBLIC_WRITES: { name: "magnt-core-dialogue", entrypoint: "RateLimitRecorder" } },
+    testBinding: "TEST_DIALOGUE_CORE",
+    runnerBindings: { DIALOGUE_CORE: "magnt-core-dialogue" },
+    bindings: { ...OWNER_SHARED_VARS, ...DIALOGUE_CORE_VARS },
+  },
+  {
+    role: "owner_gateway",
+    name: "magnt-owner-dialogue",
+    entry: "worker/entries/owner-gateway.ts",
+    serviceBindings: { OWNER_CORE: { name: "magnt-core-dialogue", entrypoint: "OwnerEntrypoint" } },
+    testBinding: "TEST_DIALOGUE_OWNER",
+    runnerBindings: { DIALOGUE_OWNER_GATEWAY: "magnt-owner-dialogue" },
+    // The owner gateway reads no dialogue flag (07 §1: core decides what is registered; 06 §4: its 401 never advertises owner.publish).
+    bindings: { ...OWNER_GATEWAY_VARS },
+    outboundService: githubStandIn,
+  },
 ];
 
 /** The auxiliary Workers whose entry module exists in the working tree. */
@@ -89,6 +115,7 @@ export function activeAuxiliaryWorkers(root = process.cwd()): AuxiliaryWorker[] 
   return AUXILIARY_WORKERS.filter((worker) => existsSync(resolve(root, worker.entry)));
 }
 
-export function bundlePath(worker: Pick<AuxiliaryWorker, "role">, root = process.cwd()): string {
-  return resolve(root, TEST_WORKERS_DIR, `${worker.role}.mjs`);
+/** One bundle per Worker name: two Workers of one role (the dialogue variant) never write the same file. */
+export function bundlePath(worker: Pick<AuxiliaryWorker, "name">, root = process.cwd()): string {
+  return resolve(root, TEST_WORKERS_DIR, `${worker.name}.mjs`);
 }

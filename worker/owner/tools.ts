@@ -21,6 +21,7 @@ import type { EventAnnotations } from "../contracts/events";
 import type { OWNER_TOOL_NAMES } from "../contracts/tools";
 import { defineTool, failure, success, type RegisteredTool, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
 import { isOn } from "../config/flags";
+import { StorageError } from "../storage/d1";
 import { markContactRead } from "../storage/dialogue-sql";
 import type { OwnerScope } from "./oauth/scopes";
 import {
@@ -41,7 +42,7 @@ export type OwnerTool = RegisteredTool<OwnerToolName> & { readonly requiredScope
 export const WRITE_TOOL_SCOPES = ["owner.read", "owner.write"] as const satisfies readonly [OwnerScope, ...OwnerScope[]];
 
 const MESSAGES = {
-  storage_error: "The owner's storage is unavailable. Nothing was changed; retry later.",
+  storage_error: "The owner's storage did not answer. A change may or may not have been stored: list the contact before retrying.",
   invalid_cursor: "The cursor is not a next_cursor this tool returned. Start again without a cursor.",
   contact_not_found: "No contact has this contact_id.",
   draft_not_found: "No draft with this draft_id exists for this contact.",
@@ -65,8 +66,12 @@ function sinceFilter(value: string | undefined): string | undefined {
 
 /**
  * Read receipts (07 §6): opening one contact in full (`contact_id` with
- * `detail: "full"`) marks it read — never a listing. Best effort: a failure to
- * record the read never changes the owner's answer.
+ * `detail: "full"`) marks it read — never a listing. Only with both
+ * DIALOGUE_ENABLED and DIALOGUE_READ_RECEIPTS_ENABLED on: receipts are
+ * meaningless without the dialogue (which `magnt flags` requires first), and
+ * with DIALOGUE_ENABLED off no C.1 table is touched (07 §1). Best effort: a
+ * storage failure to record the read is swallowed (07 §6) and never changes
+ * the owner's answer; anything else is a bug and is not hidden.
  */
 async function recordFullRead(
   db: D1Database,
@@ -74,10 +79,15 @@ async function recordFullRead(
   args: { contact_id?: string | undefined; detail?: "preview" | "full" | undefined },
   items: readonly { contact_id: string }[],
 ): Promise<void> {
-  if (!isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED") || args.contact_id === undefined || args.detail !== "full") return;
+  if (!isOn(ctx.env, "DIALOGUE_ENABLED") || !isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED")) return;
+  if (args.contact_id === undefined || args.detail !== "full") return;
   const item = items.find((candidate) => candidate.contact_id === args.contact_id!.toLowerCase());
   if (item === undefined) return;
-  await markContactRead(db, item.contact_id, new Date().toISOString()).catch(() => undefined);
+  try {
+    await markContactRead(db, item.contact_id, new Date().toISOString());
+  } catch (error) {
+    if (!(error instanceof StorageError)) throw error;
+  }
 }
 
 export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({

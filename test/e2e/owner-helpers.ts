@@ -1,0 +1,319 @@
+/**
+ * The local owner stack of the e2e suites (06, 07, 08 §13): `npm start --
+ * --owner` (gateway + core + owner gateway on one local D1) with a temp
+ * `.dev.vars` of obviously fake owner secrets and both owner flags on (plus
+ * whatever a suite adds, such as the dialogue flags), GitHub replaced by the
+ * loopback stand-in (scripts/github-stand-in.mjs, signing in as the pinned
+ * numeric id), and the client's loopback redirect URI as a tiny HTTP server.
+ *
+ * The consent page is driven in a real headless Chromium (Debian's
+ * /usr/bin/chromium through playwright-core) clicking Approve or Deny as the
+ * owner would, so the consent page's CSP (form-action through GitHub back to
+ * the client), the `__Host-` cookies on http://localhost and the redirect
+ * chain are enforced by a browser, not by us. Chromium is required, never
+ * skipped: .ci/run installs it when absent.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { expect } from "vitest";
+import { freePort, killGroup, REPO_ROOT, startDoorWithNpm, stopAllDoors, tempDir, waitFor, writeTempLocalConfig, type Door } from "./helpers";
+
+export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Obviously fake owner secrets: they exist only in a run's temp `.dev.vars`. */
+export const OWNER_GITHUB_ID = "900000001";
+export const FAKE_OWNER_SECRETS = {
+  OWNER_GITHUB_ID,
+  OWNER_TOKEN_SIGNING_KEY: Buffer.from("e2e-fake-owner-signing-key-not-a-secret-0123456789").toString("base64url"),
+  OWNER_TOKEN_EPOCH: "1",
+  GITHUB_CLIENT_ID: "e2e-fake-github-client-id",
+  GITHUB_CLIENT_SECRET: "e2e-fake-github-client-secret",
+} as const;
+
+/** The client name every registration of these suites uses (the consent page's heading shows it). */
+export const CLIENT_NAME = "E2E owner client";
+
+export interface Registered {
+  client_id: string;
+  redirect_uris: string[];
+}
+
+export interface Authorization {
+  url: string;
+  state: string;
+  verifier: string;
+}
+
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+}
+
+export interface OwnerStack {
+  readonly door: Door;
+  readonly ownerOrigin: string;
+  /** The client's loopback redirect URI. */
+  readonly redirectUri: string;
+  /** Every request the stand-in GitHub logged ("METHOD /path"). */
+  readonly standInRequests: readonly string[];
+  register(): Promise<Registered>;
+  authorization(clientId: string, scope: string): Authorization;
+  /**
+   * Opens the authorization URL in a fresh headless Chromium (its own user data
+   * dir, so no cookie survives from another run), checks the consent page —
+   * `publishLine`: whether `owner.publish` must be shown on its own highlighted
+   * line — clicks `decision` and waits until the browser has landed on the
+   * client's redirect URI. Returns that final URL as the client received it.
+   */
+  consentInChromium(auth: Authorization, decision: "approve" | "deny", options?: { publishLine?: boolean }): Promise<URL>;
+  tokenRequest(form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** register → Chromium consent (Approve) → code → tokens, asserting each step. */
+  linkWithScope(scope: string): Promise<{ client: Registered; tokens: Tokens }>;
+  /** The official MCP client (v2) at owner `/mcp` with a bearer token. */
+  ownerClient(token: string): Promise<Client>;
+  /** A raw JSON-RPC `tools/call` at owner `/mcp` (for the 403 challenge, which a client turns into an auth flow). */
+  rawToolCall(token: string, name: string, args: Record<string, unknown>): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+function base64url(bytes: Buffer): string {
+  return bytes.toString("base64url");
+}
+
+async function startStandIn(port: number, requests: string[]): Promise<ChildProcess> {
+  const standIn = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, "scripts", "github-stand-in.mjs"),
+      "--port", String(port),
+      "--id", OWNER_GITHUB_ID,
+      "--client-id", FAKE_OWNER_SECRETS.GITHUB_CLIENT_ID,
+      "--client-secret", FAKE_OWNER_SECRETS.GITHUB_CLIENT_SECRET,
+      // Approves at once, so the redirect chain after the owner's click runs owner → GitHub → owner → client
+      // under the consent page's form-action (06 §2), as a browser enforces it.
+      "--auto",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  let buffer = "";
+  await new Promise<void>((resolve, reject) => {
+    standIn.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      buffer += chunk;
+      const lines = buffer.split("\n");
+      buffer = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line.startsWith("GitHub stand-in on")) resolve();
+        else if (line.trim() !== "") requests.push(line.trim());
+      }
+    });
+    standIn.on("exit", (code) => reject(new Error(`GitHub stand-in exited with ${code}`)));
+  });
+  return standIn;
+}
+
+/** The client's loopback redirect URI: records what arrives and answers a plain page. */
+async function startCallbackServer(callbacks: URL[]): Promise<{ server: Server; redirectUri: string }> {
+  const port = await freePort();
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", `http://127.0.0.1:${port}`);
+    // The browser also asks for /favicon.ico; only the redirect URI's path is the client's answer.
+    if (url.pathname === "/callback") callbacks.push(url);
+    response.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
+    response.end("client received the answer");
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { server, redirectUri: `http://127.0.0.1:${port}/callback` };
+}
+
+/** The door answers its probe before its Service Binding to core (another process) is connected: wait for both gateways. */
+async function waitUntilServing(door: Door, ownerOrigin: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const probe = (await (await fetch(`${door.origin}/__magnt_probe`)).json()) as Record<string, unknown>;
+      return probe.core_reachable === true && probe.contact_storage_configured === true ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250, describe: () => door.output() },
+  );
+  await waitFor(
+    async () => {
+      try {
+        const response = await fetch(`${ownerOrigin}/.well-known/oauth-authorization-server`, { signal: AbortSignal.timeout(2000) });
+        return response.status === 200 ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    { timeoutMs: 60_000, intervalMs: 250, describe: () => door.output() },
+  );
+}
+
+/**
+ * Starts the stand-in GitHub, the client's redirect URI and `npm start --
+ * --owner` with the fake owner secrets, both owner flags and `extraDevVars`,
+ * and waits until both gateways answer (the door's probe sees core).
+ */
+export async function startOwnerStack(extraDevVars: Record<string, string> = {}): Promise<OwnerStack> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing: this suite drives the consent page in Debian's chromium (apt-get install chromium; .ci/run installs it when absent)`,
+    );
+  }
+  const dir = tempDir("owner");
+  const state = tempDir("owner-state");
+  const config = writeTempLocalConfig(dir);
+  const [doorPort, ownerPort, githubPort] = [await freePort(), await freePort(), await freePort()];
+  const ownerOrigin = `http://localhost:${ownerPort}`;
+  const standInRequests: string[] = [];
+  const callbacks: URL[] = [];
+  const standIn = await startStandIn(githubPort, standInRequests);
+  const { server: callbackServer, redirectUri } = await startCallbackServer(callbacks);
+  const github = `http://127.0.0.1:${githubPort}`;
+  const devVars = {
+    ...FAKE_OWNER_SECRETS,
+    OWNER_MCP_ENABLED: "true",
+    OWNER_MCP_WRITE_ENABLED: "true",
+    GITHUB_OAUTH_ORIGIN: github,
+    GITHUB_API_ORIGIN: github,
+    ...extraDevVars,
+  };
+  writeFileSync(join(dir, ".dev.vars"), Object.entries(devVars).map(([name, value]) => `${name}=${value}\n`).join(""), { mode: 0o600 });
+
+  const cleanUp = async () => {
+    await stopAllDoors();
+    killGroup(standIn, "SIGTERM");
+    await new Promise<void>((resolve) => callbackServer.close(() => resolve()));
+  };
+  let door: Door;
+  try {
+    door = await startDoorWithNpm(doorPort, state, ["--owner", "--owner-port", String(ownerPort), "--config", config]);
+    await waitUntilServing(door, ownerOrigin);
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+
+  const stack: OwnerStack = {
+    door,
+    ownerOrigin,
+    redirectUri,
+    standInRequests,
+
+    async register() {
+      const response = await fetch(`${ownerOrigin}/oauth/register`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ redirect_uris: [redirectUri], client_name: CLIENT_NAME }),
+      });
+      expect(response.status).toBe(201);
+      return (await response.json()) as Registered;
+    },
+
+    authorization(clientId, scope) {
+      const verifier = base64url(randomBytes(48));
+      const challenge = base64url(createHash("sha256").update(verifier).digest());
+      const state = base64url(randomBytes(16));
+      const url = new URL(`${ownerOrigin}/oauth/authorize`);
+      url.search = new URLSearchParams({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state,
+        scope,
+        resource: `${ownerOrigin}/mcp`,
+      }).toString();
+      return { url: url.href, state, verifier };
+    },
+
+    async consentInChromium(auth, decision, options = {}) {
+      const before = callbacks.length;
+      const context = await chromium.launchPersistentContext(tempDir("chromium"), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+      try {
+        const page = context.pages()[0] ?? (await context.newPage());
+        const consent = await page.goto(auth.url);
+        expect(consent?.status()).toBe(200);
+        expect(await page.locator("h1").textContent()).toContain(CLIENT_NAME);
+        if (options.publishLine !== undefined) {
+          const line = page.locator("p.publish");
+          expect(await line.count()).toBe(options.publishLine ? 1 : 0);
+          if (options.publishLine) {
+            expect(await line.textContent()).toContain("owner.publish");
+            expect(await line.textContent()).toContain("publish replies that visitors can read");
+          }
+        }
+        const cookies = await context.cookies(ownerOrigin);
+        expect(cookies.map((cookie) => cookie.name)).toContain("__Host-magnt_owner_csrf");
+        await Promise.all([page.waitForURL((url) => url.href.startsWith(redirectUri)), page.click(`button[name="decision"][value="${decision}"]`)]);
+        expect(await page.locator("body").textContent()).toContain("client received the answer");
+      } finally {
+        await context.close();
+      }
+      return waitFor(() => (callbacks.length > before ? callbacks.at(-1) : undefined), { describe: () => "no request reached the client's redirect URI" });
+    },
+
+    async tokenRequest(form) {
+      const response = await fetch(`${ownerOrigin}/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(form).toString(),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+
+    async linkWithScope(scope) {
+      const client = await stack.register();
+      const auth = stack.authorization(client.client_id, scope);
+      const landed = await stack.consentInChromium(auth, "approve", { publishLine: scope.split(" ").includes("owner.publish") });
+      expect(landed.searchParams.get("error")).toBeNull();
+      expect(landed.searchParams.get("state")).toBe(auth.state);
+      const code = landed.searchParams.get("code");
+      expect(code).toEqual(expect.any(String));
+      const exchanged = await stack.tokenRequest({
+        grant_type: "authorization_code",
+        code: code!,
+        redirect_uri: redirectUri,
+        client_id: client.client_id,
+        code_verifier: auth.verifier,
+        resource: `${ownerOrigin}/mcp`,
+      });
+      expect(exchanged.status).toBe(200);
+      return { client, tokens: exchanged.body as unknown as Tokens };
+    },
+
+    async ownerClient(token) {
+      const client = new Client({ name: "e2e-owner", version: "2.4.0" }, { versionNegotiation: { mode: "auto" } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${ownerOrigin}/mcp`), { authProvider: { token: async () => token } }));
+      return client;
+    },
+
+    rawToolCall(token, name, args) {
+      return fetch(`${ownerOrigin}/mcp`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+      });
+    },
+
+    stop: cleanUp,
+  };
+  return stack;
+}
