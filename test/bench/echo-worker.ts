@@ -1,10 +1,31 @@
 /**
  * The baseline of the door-overhead benchmark (10 §6): a bare Worker with the
- * SDK's own handler and one strict-object `echo` tool — no guards, telemetry,
- * storage or per-request handler construction.
+ * SDK's own handler and no guards, telemetry or per-request handler
+ * construction. Two strict-object tools:
+ * - `echo` returns its arguments (the baseline of `tools/list` and `about_magnt`);
+ * - `echo_search` does the storage work of a search and nothing else — the
+ *   same window query over the same 100 seeded signals and one insert of the
+ *   searched task, in its own migrated D1 (`ECHO_DB`) — so the search's ratio
+ *   measures the door's overhead (guards, validation, matching, telemetry)
+ *   rather than the cost of storage, which a storage-free echo never pays.
  */
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
+import { SEARCH_WINDOW_SQL } from "../../worker/signals/signal-store";
+
+interface EchoEnv {
+  ECHO_DB?: D1Database;
+}
+
+/**
+ * The database of the request being served. The SDK's factory receives no
+ * env; every request of this one-binding benchmark worker carries the same
+ * binding, so a module-level slot set before each request is enough.
+ */
+let database: D1Database | undefined;
+
+const OBSERVATION_SQL =
+  "INSERT INTO observed_task_signals (observation_id, created_at, goal, blocker, tried, self_reported_test) VALUES (?, ?, ?, ?, ?, ?)";
 
 function buildEchoServer(): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" }, { capabilities: { tools: { listChanged: false } } });
@@ -12,11 +33,21 @@ function buildEchoServer(): McpServer {
     content: [{ type: "text" as const, text: JSON.stringify(args) }],
     structuredContent: args,
   }));
+  server.registerTool("echo_search", { inputSchema: z.strictObject({ goal: z.string() }) }, async (args) => {
+    if (database === undefined) throw new Error("ECHO_DB is not bound");
+    const window = await database.prepare(SEARCH_WINDOW_SQL).bind(0, 100).all();
+    await database.prepare(OBSERVATION_SQL).bind(`ot_${crypto.randomUUID()}`, new Date().toISOString(), args.goal, null, null, 0).run();
+    const result = { goal: args.goal, candidates: window.results.length };
+    return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result };
+  });
   return server;
 }
 
 const handler = createMcpHandler(buildEchoServer, { legacy: "stateless" });
 
 export default {
-  fetch: (request: Request) => handler.fetch(request),
+  fetch: (request: Request, env: EchoEnv) => {
+    database = env.ECHO_DB;
+    return handler.fetch(request);
+  },
 };

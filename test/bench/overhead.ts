@@ -1,0 +1,285 @@
+/**
+ * Door overhead (10 §6, issue 14): the door (monolith bundle, migrated local
+ * D1, 100 seeded signals, no PUBLIC_WRITES binding) against a bare SDK echo
+ * worker (test/bench/echo-worker.ts), both in one Miniflare instance.
+ *
+ * Why interleaved: measuring one side after the other lets drift (a shared
+ * machine's load, JIT and GC state, D1's growing files) favour whichever side
+ * ran in the quieter moment — one earlier run showed the door's p50 at 0.65×
+ * the echo worker's while its throughput was 1.16× lower. So the two sides run
+ * in short alternating blocks, several rounds, the side that goes first
+ * alternating too; each round gives one ratio, and the row reports the median
+ * ratio over the rounds with its min–max spread.
+ *
+ * For each read tool (tools/list against the echo worker's tools/list;
+ * about_magnt against `echo`; search_shared_experience against `echo_search`,
+ * which does the same D1 work and nothing else) and for 1 and 16 requests in flight: p50, p99 and requests/s. Latency ratios are door / echo,
+ * throughput ratios echo / door, so above 1 always means the door is slower.
+ * Gate 1.5×, target 1.0× (issue 14).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { prng, realisticTask, sentence } from "./corpus";
+import type { Report } from "./report";
+import { readToolAnswer, toolCall, toolsList, type McpRequest } from "./requests";
+import { formatRatio, median, percentile, summariseRatios } from "./stats";
+
+const BENCH = "door overhead";
+const GATE = 1.5;
+const TARGET = 1.0;
+const DOOR_URL = "https://magnt.ru/mcp";
+const ECHO_URL = "https://echo.bench/mcp";
+
+export interface OverheadOptions {
+  root: string;
+  outDir: string;
+  /** Rounds of alternating blocks (default 8). */
+  rounds?: number;
+  /** Calls per sequential (1 in flight) block (default 250). */
+  sequentialCalls?: number;
+  /** Seconds per 16-in-flight block (default 1). */
+  concurrentSeconds?: number;
+}
+
+interface Block {
+  p50: number;
+  p99: number;
+  rps: number;
+}
+
+type Send = () => Promise<void>;
+
+async function bundleWorker(entry: string, outfile: string): Promise<string> {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    minify: true,
+    external: ["cloudflare:*"],
+    logLevel: "warning",
+  });
+  return outfile;
+}
+
+/** Applies every migration and inserts the 100 realistic signals (identical ids and times for both sides). */
+async function migrateAndSeed(db: D1Database, root: string, seededAt: number): Promise<void> {
+  const migrations = join(root, "migrations");
+  for (const file of readdirSync(migrations).filter((name) => name.endsWith(".sql")).sort()) {
+    for (const statement of splitSql(readFileSync(join(migrations, file), "utf8"))) await db.prepare(statement).run();
+  }
+  for (let index = 0; index < 100; index += 1) {
+    await db
+      .prepare(
+        "INSERT INTO task_signals (signal_id, created_at, goal, blocker, tried, learned, submission_id, payload_hash, self_reported_test, status) VALUES (?, ?, ?, ?, ?, NULL, ?, 'bench', 0, 'active')",
+      )
+      .bind(`ts_bench-${index}`, new Date(seededAt - index * 1000).toISOString(), ...realisticTask(index), `bench-submission-${index}`)
+      .run();
+  }
+}
+
+/** Splits a migration file into statements (no semicolons inside our SQL strings). */
+function splitSql(sql: string): string[] {
+  return sql.split(";").map((statement) => statement.trim()).filter((statement) => statement !== "");
+}
+
+async function sequentialBlock(send: Send, calls: number): Promise<Block> {
+  const samples: number[] = [];
+  const start = performance.now();
+  for (let index = 0; index < calls; index += 1) {
+    const begin = performance.now();
+    await send();
+    samples.push(performance.now() - begin);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), rps: calls / seconds };
+}
+
+async function concurrentBlock(send: Send, seconds: number, inFlight: number): Promise<Block> {
+  const samples: number[] = [];
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  const lane = async () => {
+    while (performance.now() < deadline) {
+      const begin = performance.now();
+      await send();
+      samples.push(performance.now() - begin);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  const elapsed = (performance.now() - start) / 1000;
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), rps: samples.length / elapsed };
+}
+
+interface Pair {
+  tool: string;
+  door: Send;
+  echo: Send;
+}
+
+const MODES = [
+  { label: "1 in flight", inFlight: 1 },
+  { label: "16 in flight", inFlight: 16 },
+] as const;
+
+const METRICS = [
+  { key: "p50", label: "p50(door) / p50(echo)", unit: "ms" },
+  { key: "p99", label: "p99(door) / p99(echo)", unit: "ms" },
+  { key: "rps", label: "rps(echo) / rps(door)", unit: "req/s" },
+] as const;
+
+export async function benchOverhead(report: Report, options: OverheadOptions): Promise<void> {
+  const rounds = options.rounds ?? 8;
+  const sequentialCalls = options.sequentialCalls ?? 250;
+  const concurrentSeconds = options.concurrentSeconds ?? 1;
+  const door = await bundleWorker(join(options.root, "worker/entries/monolith.ts"), join(options.outDir, "workers/monolith.mjs"));
+  const echo = await bundleWorker(join(options.root, "test/bench/echo-worker.ts"), join(options.outDir, "workers/echo.mjs"));
+  const mf = new Miniflare({
+    // The door's telemetry lines are drained, not printed: tens of thousands would bury the report.
+    handleRuntimeStdio: (stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) => {
+      stdout.resume();
+      stderr.resume();
+    },
+    workers: [
+      {
+        name: "door",
+        modules: true,
+        scriptPath: door,
+        compatibilityDate: "2026-04-01",
+        d1Databases: ["CONTACTS"],
+        bindings: { PUBLIC_ORIGIN: "https://magnt.ru", ALLOWED_HOSTS: "magnt.ru", SITE_ORIGIN: "" },
+      },
+      { name: "echo", modules: true, scriptPath: echo, compatibilityDate: "2026-04-01", routes: ["echo.bench/*"], d1Databases: ["ECHO_DB"] },
+    ],
+  });
+  try {
+    // Both sides get the same migrated schema and the same 100 signals.
+    const seededAt = Date.now();
+    for (const db of [await mf.getD1Database("CONTACTS", "door"), await mf.getD1Database("ECHO_DB", "echo")]) {
+      await migrateAndSeed(db, options.root, seededAt);
+    }
+
+    const send = (url: string, make: () => McpRequest): Send => async () => {
+      const response = await mf.dispatchFetch(url, make() as never);
+      await response.text();
+    };
+    const random = prng(42);
+    let goal = sentence(random, 100);
+    const nextGoal = () => (goal = sentence(random, 100));
+    const pairs: Pair[] = [
+      { tool: "tools/list", door: send(DOOR_URL, toolsList), echo: send(ECHO_URL, toolsList) },
+      { tool: "about_magnt", door: send(DOOR_URL, () => toolCall("about_magnt", {})), echo: send(ECHO_URL, () => toolCall("echo", { text: "hello" })) },
+      {
+        tool: "search_shared_experience",
+        door: send(DOOR_URL, () => toolCall("search_shared_experience", { goal: nextGoal() })),
+        echo: send(ECHO_URL, () => toolCall("echo_search", { goal })),
+      },
+    ];
+
+    // Each side answers correctly before anything is timed.
+    await expectAnswer(mf, DOOR_URL, toolsList(), "tools");
+    await expectAnswer(mf, ECHO_URL, toolsList(), "tools");
+    await expectAnswer(mf, DOOR_URL, toolCall("about_magnt", {}), undefined);
+    await expectAnswer(mf, DOOR_URL, toolCall("search_shared_experience", { goal: "deploy worker" }), undefined);
+    await expectAnswer(mf, ECHO_URL, toolCall("echo", { text: "hello" }), "result");
+    await expectAnswer(mf, ECHO_URL, toolCall("echo_search", { goal: "deploy worker" }), "result");
+    for (const pair of pairs) {
+      for (let index = 0; index < 200; index += 1) {
+        await pair.door();
+        await pair.echo();
+      }
+    }
+
+    // blocks[pair][mode][side] = one Block per round
+    const blocks = pairs.map(() => MODES.map(() => ({ door: [] as Block[], echo: [] as Block[] })));
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [pairIndex, pair] of pairs.entries()) {
+        for (const [modeIndex, mode] of MODES.entries()) {
+          const measure = (side: Send) => (mode.inFlight === 1 ? sequentialBlock(side, sequentialCalls) : concurrentBlock(side, concurrentSeconds, mode.inFlight));
+          const doorFirst = (round + pairIndex + modeIndex) % 2 === 0;
+          const slot = blocks[pairIndex]![modeIndex]!;
+          if (doorFirst) {
+            slot.door.push(await measure(pair.door));
+            slot.echo.push(await measure(pair.echo));
+          } else {
+            slot.echo.push(await measure(pair.echo));
+            slot.door.push(await measure(pair.door));
+          }
+        }
+      }
+    }
+
+    for (const [pairIndex, pair] of pairs.entries()) {
+      for (const [modeIndex, mode] of MODES.entries()) {
+        const slot = blocks[pairIndex]![modeIndex]!;
+        for (const metric of METRICS) {
+          const ratios = slot.door.map((doorBlock, round) => {
+            const echoBlock = slot.echo[round]!;
+            return metric.key === "rps" ? echoBlock.rps / doorBlock.rps : doorBlock[metric.key] / echoBlock[metric.key];
+          });
+          const summary = summariseRatios(ratios);
+          const doorMedian = median(slot.door.map((block) => block[metric.key]));
+          const echoMedian = median(slot.echo.map((block) => block[metric.key]));
+          const digits = metric.unit === "ms" ? 3 : 0;
+          report.record(
+            { benchmark: BENCH, measurement: `${pair.tool}, ${mode.label}: ${metric.label}`, value: summary.median, unit: "×", budget: `≤ ${GATE}`, kind: "gate" },
+            summary.median <= GATE,
+            {
+              spread: `${summary.min.toFixed(2)}–${summary.max.toFixed(2)} over ${summary.rounds} rounds`,
+              detail: `door ${doorMedian.toFixed(digits)} ${metric.unit} / echo ${echoMedian.toFixed(digits)} ${metric.unit} (medians over rounds)`,
+              target: { budget: `≤ ${TARGET.toFixed(1)}`, met: summary.median <= TARGET },
+            },
+          );
+          if (process.env.MAGNT_BENCH_VERBOSE === "1") console.error(`${pair.tool} ${mode.label} ${metric.label}: ${formatRatio(summary)}`);
+        }
+      }
+    }
+
+    // Writes: the door alone, reported (10 §6), not a ratio.
+    const proposeSamples: number[] = [];
+    for (let index = 0; index < 550; index += 1) {
+      const begin = performance.now();
+      await send(DOOR_URL, () => toolCall("propose_contact", { summary: `bench message ${index}`, submission_id: crypto.randomUUID(), is_test: true }))();
+      if (index >= 50) proposeSamples.push(performance.now() - begin);
+    }
+    report.record(
+      { benchmark: BENCH, measurement: "propose_contact, 1 in flight, p50 (door alone, 500 calls)", value: percentile(proposeSamples, 50), unit: "ms", budget: "reported", kind: "info" },
+      true,
+      { detail: `p99 ${percentile(proposeSamples, 99).toFixed(3)} ms` },
+    );
+
+    report.section(
+      "Method: door overhead",
+      [
+        "One Miniflare instance runs the door (the monolith bundle, a migrated local D1 with 100 seeded signals, no `PUBLIC_WRITES`",
+        "binding) and the bare SDK echo worker (`test/bench/echo-worker.ts`: `createMcpHandler`, two strict-object tools, no guards or telemetry).",
+        "Requests are modern (2026-07-28, stateless) and dispatched through Miniflare from the bench process.",
+        `After 200 warm-up pairs per tool, ${rounds} rounds; in each round, for each read tool and each concurrency, the door and the`,
+        `echo worker run one short block each (${sequentialCalls} sequential calls at 1 in flight; ${concurrentSeconds} s at 16 in flight), the`,
+        "side that goes first alternating between rounds. Each round yields one ratio per figure; a row shows the median ratio",
+        "and its min–max spread across rounds, with both sides' medians in the detail column. `tools/list` is compared with the",
+        "echo worker's `tools/list`, `about_magnt` with its `echo` tool, and `search_shared_experience` with its `echo_search` tool,",
+        "which does the search's storage work and nothing else (the same window query over the same 100 signals in its own",
+        "migrated D1, and one insert of the searched task): the search ratio is the door's overhead over the bare SDK doing",
+        "the same I/O (guards, validation, matching, telemetry), not the cost of storage.",
+        "Latency ratios are door / echo and throughput ratios echo / door: above 1.0 always means the door is slower.",
+      ].join("\n"),
+    );
+  } finally {
+    await mf.dispose();
+  }
+}
+
+/** A sanity check before timing: HTTP 200 and, when given, the expected outcome (else any non-error outcome). */
+async function expectAnswer(mf: Miniflare, url: string, request: McpRequest, outcome: string | undefined): Promise<void> {
+  const response = await mf.dispatchFetch(url, request as never);
+  const text = await response.text();
+  const answer = readToolAnswer(text);
+  const ok = response.status === 200 && (outcome === undefined ? !answer.outcome.startsWith("jsonrpc_error") && answer.outcome !== "unparseable" : answer.outcome === outcome);
+  if (!ok) throw new Error(`door overhead: ${url} answered ${response.status} ${answer.outcome} to ${request.headers["mcp-method"]}: ${text.slice(0, 300)}`);
+}
