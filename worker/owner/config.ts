@@ -16,6 +16,7 @@
 import type { Env } from "../config/env";
 import { isOn } from "../config/flags";
 import { loopbackOverride } from "../edge/outbound";
+import { decodeBase64urlKey } from "../lib/base64url";
 
 /** The owner secrets and variables that `Env` (shared by every deployable) does not name yet. */
 export interface OwnerEnv extends Env {
@@ -40,8 +41,6 @@ export const MIN_SIGNING_KEY_BYTES = 32;
 
 const GITHUB_ID_PATTERN = /^[1-9][0-9]{0,19}$/;
 const EPOCH_PATTERN = /^[1-9][0-9]{0,8}$/;
-/** RFC 4648 §5 alphabet; `=` padding is tolerated (a common generator adds it) but not required. */
-const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+={0,2}$/;
 
 /** GitHub linking settings; present only on the owner gateway. */
 export interface GithubConfig {
@@ -140,20 +139,9 @@ function parseOwnerOrigin(value: string | undefined): string | null {
   return url.origin === configured ? configured : null;
 }
 
-/** Base64url (URL-safe alphabet only) of at least 32 bytes, else null. */
+/** Base64url (URL-safe alphabet only) of at least 32 bytes, else null (the one key-secret rule, lib/base64url.ts). */
 export function decodeSigningKey(value: string | undefined): Uint8Array | null {
-  if (value === undefined || !BASE64URL_PATTERN.test(value)) return null;
-  const unpadded = value.replace(/=+$/, "");
-  if (unpadded.length % 4 === 1 || (unpadded !== value && value.length % 4 !== 0)) return null;
-  const base64 = unpadded.replaceAll("-", "+").replaceAll("_", "/");
-  let binary: string;
-  try {
-    binary = atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
-  } catch {
-    return null;
-  }
-  if (binary.length < MIN_SIGNING_KEY_BYTES) return null;
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  return decodeBase64urlKey(value, MIN_SIGNING_KEY_BYTES);
 }
 
 /** Absent → 1; otherwise a positive integer of at most nine digits, else null. */
