@@ -1,6 +1,6 @@
 /**
  * A D1 binding wrapped around the real local D1 (10 §2): it records every
- * statement with its bound values, and can fail the n-th statement, any
+ * statement with its bound values (and, for `run()`, the rows it changed), and can fail the n-th statement, any
  * statement matching a pattern, or every batch — with an error message that
  * carries a canary, to prove D1 error texts never reach a log.
  */
@@ -8,6 +8,8 @@
 export interface RecordedStatement {
   sql: string;
   params: unknown[];
+  /** `meta.changes` D1 reported for a `run()` that executed (rows inserted, updated or deleted). */
+  changes?: number;
 }
 
 export interface FaultPlan {
@@ -48,19 +50,23 @@ export function faultyD1(db: D1Database, plan: FaultPlan = {}): FaultyD1 {
   function wrap(sql: string, statement: D1PreparedStatement, params: unknown[]): D1PreparedStatement {
     const wrapper = {
       bind: (...values: unknown[]) => wrap(sql, statement.bind(...values), values),
-      run: () =>
-        (record(),
-        shouldFail(sql)
-          ? failure()
-          : plan.pretendWhen?.test(sql)
-            ? Promise.resolve({ success: true, results: [], meta: {} } as unknown as D1Result)
-            : statement.run()),
+      run: () => {
+        const recorded = record();
+        if (shouldFail(sql)) return failure();
+        if (plan.pretendWhen?.test(sql)) return Promise.resolve({ success: true, results: [], meta: {} } as unknown as D1Result);
+        return statement.run().then((result) => {
+          recorded.changes = result.meta.changes;
+          return result;
+        });
+      },
       all: () => (record(), shouldFail(sql) ? failure() : statement.all()),
       first: (column?: string) => (record(), shouldFail(sql) ? Promise.reject(new Error(message)) : statement.first(column as never)),
       raw: () => (record(), shouldFail(sql) ? Promise.reject(new Error(message)) : statement.raw()),
     };
-    function record() {
-      statements.push({ sql, params });
+    function record(): RecordedStatement {
+      const recorded: RecordedStatement = { sql, params };
+      statements.push(recorded);
+      return recorded;
     }
     inner.set(wrapper, statement);
     return wrapper as unknown as D1PreparedStatement;

@@ -282,14 +282,24 @@ describe("dialogue round trip through the split deployment (07)", () => {
     expect(structured(refused)).toMatchObject({ status: "dialogue_not_found" });
   });
 
-  it("a wrong token and an unknown contact get identical bytes", async () => {
+  it("a wrong token and an unknown contact get identical bytes, each charged to the visitor's public-write budget", async () => {
     const visitor = await connectVisitor();
     const root = structured(await visitor.callTool({ name: "propose_contact", arguments: { summary: "wrong token please", submission_id: crypto.randomUUID() } }));
     const token = root.dialogue.dialogue_token as string;
     const wrongToken = `dt_${"A".repeat(43)}`;
     expect(wrongToken).not.toBe(token);
+    await dialogueCoreTaps().reset();
     const wrong = await visitor.callTool({ name: "fetch_contact_reply", arguments: { contact_id: root.contact_id, dialogue_token: wrongToken } });
     const unknown = await visitor.callTool({ name: "fetch_contact_reply", arguments: { contact_id: `mc_${crypto.randomUUID()}`, dialogue_token: token } });
+    // Each wrong attempt took core's public-write budget once, under the key the gateway forwarded (01 §14, 07 §5.3) …
+    const charged = await dialogueCoreTaps().limiterKeys();
+    expect(charged).toHaveLength(2);
+    expect(charged[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(charged[1]).toBe(charged[0]);
+    // … and the right token never touches it.
+    const right = await visitor.callTool({ name: "fetch_contact_reply", arguments: { contact_id: root.contact_id, dialogue_token: token } });
+    expect(structured(right)).toMatchObject({ status: "no_reply_pending" });
+    expect(await dialogueCoreTaps().limiterKeys()).toHaveLength(2);
     await visitor.close();
     expect(wrong.isError).toBe(true);
     expect(structured(wrong)).toMatchObject({ status: "dialogue_not_found" });

@@ -3,8 +3,11 @@
  * right token joins the dialogue; a wrong token, an unknown contact, a contact
  * without a dialogue and a revoked dialogue give the same bytes as each other
  * and as `fetch_contact_reply`, and store nothing; only wrong tokens are
- * counted; the right token is never refused; a new hour starts afresh; the
- * public-write limit and storage faults still apply.
+ * counted; the right token is never refused; a new hour starts afresh; a
+ * wrong attempt takes the public-write budget before it writes its counter
+ * row (300 random wrong fetches from one address add at most the budget's
+ * rows) while the right token never touches it; the public-write limit and
+ * storage faults still apply.
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
@@ -12,7 +15,7 @@ import { captureConsole } from "../helpers/door";
 import { assertValidEvent } from "../helpers/event-schema";
 import { countRows, db, selectRows } from "../helpers/db";
 import { fakeRateLimiter, faultyD1 } from "../fakes/faulty-d1";
-import { DIALOGUE_ON, fetchReply, insertReply, openDialogue, propose, sha256Hex, type Structured } from "./dialogue-harness";
+import { call, DIALOGUE_ON, fetchReply, insertReply, openDialogue, propose, sha256Hex, type Structured } from "./dialogue-harness";
 
 const WRONG = `dt_${"w".repeat(43)}`;
 
@@ -133,6 +136,68 @@ describe("attempt limits (07 §5.3)", () => {
     const previousHour = new Date(Date.parse(row!.window_start) - 3_600_000).toISOString();
     await db().prepare("UPDATE dialogue_fetch_attempts SET window_start = ? WHERE key_hash = ?").bind(previousHour, key).run();
     expect((await fetchReply({ contact_id: unknown, dialogue_token: WRONG })).structured!.status).toBe("dialogue_not_found");
+  });
+});
+
+describe("wrong attempts take the public-write budget before they write (01 §14, 07 §5.3)", () => {
+  it("300 random wrong fetches from one address add at most the budget's 20 rows; the right token still fetches at once", async () => {
+    const { contactId, token, dialogueId } = await openDialogue("budget me");
+    await insertReply(dialogueId, contactId, "still yours");
+    const limiter = fakeRateLimiter(); // 20 per key, the default of wrangler.jsonc
+    const overrides = { ...DIALOGUE_ON, PUBLIC_WRITES: limiter };
+    const options = { headers: { "cf-connecting-ip": "203.0.113.17" } };
+    const wrongFetch = (contact_id: string) => call("fetch_contact_reply", { contact_id, dialogue_token: WRONG }, overrides, options);
+    const rowsBefore = await countRows("dialogue_fetch_attempts");
+    const logs = captureConsole();
+
+    const answers = [];
+    for (let batch = 0; batch < 10; batch += 1) {
+      answers.push(...(await Promise.all(Array.from({ length: 30 }, () => wrongFetch(`mc_${crypto.randomUUID()}`)))));
+    }
+    expect((await countRows("dialogue_fetch_attempts")) - rowsBefore).toBeLessThanOrEqual(20);
+    expect(limiter.keys).toHaveLength(300);
+    expect(new Set(limiter.keys).size).toBe(1);
+    const refused = answers.filter((answer) => answer.structured?.status === "rate_limited");
+    expect(answers.filter((answer) => answer.structured?.status === "dialogue_not_found")).toHaveLength(20);
+    expect(refused).toHaveLength(280);
+    for (const answer of refused) {
+      expect(answer.isError).toBe(true);
+      expect(answer.structured).toEqual({ status: "rate_limited", retry_after_s: 60, message: refused[0]!.structured!.message });
+    }
+    const events = logs.events();
+    for (const event of events) assertValidEvent(event);
+    expect(events.filter((event) => event.tool_result === "rate_limited" && event.rate_limited === true)).toHaveLength(280);
+    expect(events.filter((event) => event.tool_result === "dialogue_not_found" && event.rate_limited === false)).toHaveLength(20);
+
+    // A wrong token for a real contact, budget spent: refused the same way, and nothing is counted.
+    const known = await wrongFetch(contactId);
+    expect(known.structured).toEqual(refused[0]!.structured);
+    expect(await attemptsOf(contactId)).toBe(0);
+    // The attempt limit's own refusal has the same status, fields and message.
+    for (let attempt = 0; attempt <= 10; attempt += 1) await fetchReply({ contact_id: contactId, dialogue_token: WRONG });
+    const attemptLimited = (await fetchReply({ contact_id: contactId, dialogue_token: WRONG })).structured!;
+    expect(Object.keys(attemptLimited)).toEqual(Object.keys(refused[0]!.structured!));
+    expect(attemptLimited).toMatchObject({ status: "rate_limited", message: refused[0]!.structured!.message });
+
+    // The right token, same address, budget long spent: served at once, and the budget is never consulted.
+    const consulted = limiter.keys.length;
+    const right = await call("fetch_contact_reply", { contact_id: contactId, dialogue_token: token }, overrides, options);
+    expect(right.structured).toMatchObject({ status: "reply_delivered", reply: { text: "still yours" } });
+    expect(limiter.keys).toHaveLength(consulted);
+  }, 60_000); // 300 door calls: room for a slow shared machine, not a timing assertion
+
+  it("a wrong follow-up is charged once (propose_contact took the budget up front), and a right fetch never", async () => {
+    const { contactId, token } = await openDialogue("charged once");
+    const limiter = fakeRateLimiter();
+    const overrides = { ...DIALOGUE_ON, PUBLIC_WRITES: limiter };
+    const wrongFollowUp = await propose({ summary: "guess", previous_contact_id: contactId, dialogue_token: WRONG }, overrides);
+    expect(wrongFollowUp.structured).toMatchObject({ status: "dialogue_not_found" });
+    expect(limiter.keys).toHaveLength(1);
+    expect((await fetchReply({ contact_id: contactId, dialogue_token: token }, overrides)).structured).toMatchObject({ status: "no_reply_pending" });
+    expect(limiter.keys).toHaveLength(1);
+    expect((await fetchReply({ contact_id: contactId, dialogue_token: WRONG }, overrides)).structured).toMatchObject({ status: "dialogue_not_found" });
+    expect(limiter.keys).toHaveLength(2);
+    expect(await attemptsOf(contactId)).toBe(2);
   });
 });
 

@@ -11,12 +11,14 @@ import { assertValidEvent } from "../helpers/event-schema";
 import { countRows, db, selectRows } from "../helpers/db";
 import {
   base64url,
+  call,
   connectV1,
   connectV2,
   DIALOGUE_ON,
   dialogueIdOf,
   expectedToken,
   fetchReply,
+  insertReply,
   KEY_BYTES,
   openDialogue,
   OTHER_KEY,
@@ -105,6 +107,57 @@ describe("case A: a new dialogue and its token (07 §2, §3)", () => {
     const revoked = (await propose(args)).structured!;
     expect(revoked).toMatchObject({ duplicate: true, dialogue: { status: "token_previously_issued" } });
     expect(JSON.stringify(revoked)).not.toContain(first.dialogue.dialogue_token);
+  });
+
+  it("an identical retry re-issues the token only within 15 minutes of the first answer; after that token_previously_issued, from any address", async () => {
+    const args = { summary: "a message anyone could reproduce", submission_id: crypto.randomUUID(), is_test: true };
+    const from = (address: string) => ({ headers: { "cf-connecting-ip": address } });
+    const first = (await call("propose_contact", args, DIALOGUE_ON, from("198.51.100.7"))).structured!;
+    const token = first.dialogue.dialogue_token as string;
+    const dialogueId = await dialogueIdOf(first.contact_id);
+    await insertReply(dialogueId, first.contact_id, "for the first client only");
+    // The window's clock is the dialogue's stored creation time; move it back instead of waiting.
+    const openedMinutesAgo = (minutes: number) =>
+      db().prepare("UPDATE dialogues SET created_at = ? WHERE dialogue_id = ?").bind(new Date(Date.now() - minutes * 60_000).toISOString(), dialogueId).run();
+
+    await openedMinutesAgo(14);
+    const inside = (await call("propose_contact", args, DIALOGUE_ON, from("203.0.113.66"))).structured!;
+    expect(inside).toMatchObject({ contact_id: first.contact_id, duplicate: true });
+    expect(inside.dialogue).toEqual(first.dialogue);
+
+    await openedMinutesAgo(16);
+    const logs = captureConsole();
+    const late = await call("propose_contact", args, DIALOGUE_ON, from("203.0.113.66"));
+    expect(late.structured).toMatchObject({ contact_id: first.contact_id, duplicate: true, dialogue: { status: "token_previously_issued" } });
+    expect(Object.keys(late.structured!.dialogue)).toEqual(["status", "message"]);
+    expect(late.text).not.toContain(token);
+    expect(late.text).not.toContain("dt_");
+    expect(assertValidEvent(logs.events()[0])).toMatchObject({ duplicate: true, dialogue_token_issued: false });
+    expect(await countRows("dialogues", "root_contact_id = ?", first.contact_id)).toBe(1);
+
+    // The first client's token keeps working: it, and only it, gets the owner's reply.
+    const fetched = await fetchReply({ contact_id: first.contact_id, dialogue_token: token });
+    expect(fetched.structured).toMatchObject({ status: "reply_delivered", reply: { text: "for the first client only" } });
+  });
+
+  it("the tool description, the submission_id field and the receipt say submission_id must be a fresh random UUID kept private", async () => {
+    const client = await connectV2("auto", DIALOGUE_ON);
+    const tool = (await client.listTools()).tools.find((entry) => entry.name === "propose_contact")!;
+    await client.close();
+    const field = (tool.inputSchema.properties as Record<string, { description?: string }>).submission_id!.description!;
+    const args = { summary: "tell me about submission_id", submission_id: crypto.randomUUID(), is_test: true };
+    const { dialogue: issued, contact_id } = (await propose(args)).structured!;
+    await db().prepare("UPDATE dialogues SET created_at = ? WHERE root_contact_id = ?").bind("2026-01-01T00:00:00.000Z", contact_id).run();
+    const { dialogue: previously } = (await propose(args)).structured!;
+    expect(previously.status).toBe("token_previously_issued");
+    for (const text of [tool.description!, field, issued.message as string]) {
+      if (text !== field) expect(text).toContain("submission_id");
+      expect(text).toContain("fresh random UUID");
+      expect(text).toContain("private");
+      expect(text).toContain("15 minutes");
+    }
+    expect(previously.message).toContain("15 minutes");
+    expect(previously.message).toContain("fresh random submission_id");
   });
 
   it("a contact stored while the flag was off answers not_in_dialogue on an identical retry with the flag on", async () => {

@@ -10,7 +10,8 @@
  * afterwards: the fault fired; the database afterwards equals the database at
  * the moment of the fault (the failed statement wrote nothing and nothing ran
  * after it — the lease release of the cron run excepted); no row stored before
- * the step was lost, and tables the step does not write are unchanged; every
+ * the step was lost (except expired rows the hourly cleanup deletes by design,
+ * `mayDelete`), and tables the step does not write are unchanged; every
  * id in the answer names a stored row; the D1 error text (a canary) and the
  * visitor's text are in no log line and no Analytics Engine point.
  */
@@ -29,6 +30,8 @@ export interface FaultRow {
   readonly occurrence?: number;
   /** Tables the step itself may write before the fault (others must stay byte-identical). */
   readonly writes: readonly string[];
+  /** Of those, tables whose expired rows the step deletes by design (the hourly cleanup, 05 §5.1): rows may disappear there. */
+  readonly mayDelete?: readonly string[];
   /** The specified answer to the caller. */
   readonly answer: string;
   /** What storage holds afterwards, and how the next call recovers. */
@@ -87,7 +90,7 @@ export const FAULT_TABLE: readonly FaultRow[] = [
     target: "statement",
     writes: ["contacts", "dialogues", "dialogue_contacts"],
     answer: "`not_saved` (isError), no token",
-    afterwards: "contact, dialogue and membership all stored (one batch); the identical retry gets `token_issued` with the same token",
+    afterwards: "contact, dialogue and membership all stored (one batch); the identical retry (within 15 minutes) gets `token_issued` with the same token",
   },
   {
     id: "dialogue-follow-up-batch",
@@ -284,12 +287,24 @@ export const FAULT_TABLE: readonly FaultRow[] = [
   {
     id: "cron-cleanup",
     step: "cron run, minute 0",
-    faultPoint: "hourly cleanup `DELETE FROM owner_oauth_spent WHERE expires_at < ?`",
+    faultPoint: "hourly cleanup, first batch `DELETE FROM owner_oauth_spent WHERE rowid IN (SELECT … expires_at < ? LIMIT 1000)`",
     pattern: /^DELETE FROM owner_oauth_spent/,
     target: "statement",
     writes: [...OUTBOX, "owner_oauth_spent", "dialogue_fetch_attempts"],
     answer: "event outcome unaffected (`ok`)",
     afterwards: "expired spent ids stay until the next hour's cleanup deletes them",
+  },
+  {
+    id: "cron-cleanup-batch",
+    step: "cron run, minute 0 (a backlog)",
+    faultPoint: "hourly cleanup, second batch of `DELETE FROM owner_oauth_spent WHERE rowid IN (…)`",
+    pattern: /^DELETE FROM owner_oauth_spent/,
+    target: "statement",
+    occurrence: 2,
+    writes: [...OUTBOX, "owner_oauth_spent", "dialogue_fetch_attempts"],
+    mayDelete: ["owner_oauth_spent", "dialogue_fetch_attempts"],
+    answer: "event outcome unaffected (`ok`)",
+    afterwards: "the first batch (1000 rows) stays deleted, no further batch runs; the next hour's cleanup deletes the rest",
   },
   // ---------------------------------------------------------------- dialogue, public side (07 §5)
   {

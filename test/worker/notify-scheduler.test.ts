@@ -8,6 +8,7 @@ import { fakeTelegram } from "../fakes/telegram";
 import { faultyD1 } from "../fakes/faulty-d1";
 import { captureConsole } from "../helpers/door";
 import { countRows, db, selectRows } from "../helpers/db";
+import { CLEANUP_BATCH_ROWS, CLEANUP_BATCHES_PER_RUN } from "../../worker/notify/cleanup";
 import {
   addContact,
   addObservation,
@@ -579,6 +580,56 @@ describe("hourly cleanup (05 §5.1)", () => {
     expect(await countRows("contacts", "contact_id = ?", contact)).toBe(1);
     await dropCleanupTables();
   });
+
+  it("drains a backlog of 100 000 expired rows per table over several runs; no statement deletes more than one batch", async () => {
+    await createCleanupTables();
+    const BACKLOG = 100_000;
+    // One statement per table seeds the backlog: all expired, besides the one live row of each table.
+    await db()
+      .prepare(
+        `INSERT INTO dialogue_fetch_attempts (key_hash, window_start, failures)
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT 'backlog' || i, ?, 1 FROM n`,
+      )
+      .bind(BACKLOG, clock.iso(-5 * 3600))
+      .run();
+    await db()
+      .prepare(
+        `INSERT INTO owner_oauth_spent (id, kind, expires_at)
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT 'backlog' || i, 'refresh', ? FROM n`,
+      )
+      .bind(BACKLOG, clock.iso(-5 * 3600))
+      .run();
+    const expired = async () => ({
+      attempts: await countRows("dialogue_fetch_attempts", "window_start < ?", clock.iso(-2 * 3600)),
+      spent: await countRows("owner_oauth_spent", "expires_at < ?", clock.iso()),
+    });
+    expect(await expired()).toEqual({ attempts: BACKLOG + 1, spent: BACKLOG + 1 });
+
+    const perRun = CLEANUP_BATCH_ROWS * CLEANUP_BATCHES_PER_RUN;
+    let runs = 0;
+    while (runs < 100) {
+      const recorder = faultyD1(db());
+      expect((await cron({ TELEGRAM_NOTIFICATIONS_ENABLED: undefined, CONTACTS: recorder })).outcome).toBe("disabled");
+      runs += 1;
+      for (const table of ["dialogue_fetch_attempts", "owner_oauth_spent"]) {
+        const deletes = recorder.statements.filter((statement) => statement.sql.startsWith(`DELETE FROM ${table}`));
+        expect(deletes.length).toBeGreaterThan(0);
+        expect(deletes.length).toBeLessThanOrEqual(CLEANUP_BATCHES_PER_RUN);
+        for (const statement of deletes) expect(statement.changes).toBeLessThanOrEqual(CLEANUP_BATCH_ROWS);
+      }
+      expect(recorder.statements.every((statement) => statement.changes !== undefined && statement.changes <= CLEANUP_BATCH_ROWS)).toBe(true);
+      const left = await expired();
+      if (left.attempts === 0 && left.spent === 0) break;
+      // No run deleted more than its bound (batches per run × batch size).
+      expect(left.attempts).toBeGreaterThanOrEqual(Math.max(0, BACKLOG + 1 - runs * perRun));
+      expect(left.spent).toBeGreaterThanOrEqual(Math.max(0, BACKLOG + 1 - runs * perRun));
+    }
+    expect(await expired()).toEqual({ attempts: 0, spent: 0 });
+    expect(runs).toBe(Math.ceil((BACKLOG + 1) / perRun));
+    expect((await selectRows<{ key_hash: string }>("SELECT key_hash FROM dialogue_fetch_attempts")).map((row) => row.key_hash)).toEqual(["new"]);
+    expect((await selectRows<{ id: string }>("SELECT id FROM owner_oauth_spent")).map((row) => row.id)).toEqual(["kept"]);
+    await dropCleanupTables();
+  }, 60_000); // a 200 000-row backlog: room for a slow shared machine, not a timing assertion
 
   it("leaves them alone at any other minute, and ignores missing tables", async () => {
     await createCleanupTables();

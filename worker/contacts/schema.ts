@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { CONTACT_LIMITS } from "../contracts/limits";
 import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
-import { DIALOGUE_TOKEN_PATTERN } from "../contracts/tools";
+import { DIALOGUE_TOKEN_PATTERN, DIALOGUE_TOKEN_REISSUE_WINDOW_S } from "../contracts/tools";
 import { submissionIdSchema, trimmedText } from "../lib/input-schemas";
 
 export const contactInputSchema = z.strictObject({
@@ -44,6 +44,12 @@ export type ContactInput = z.output<typeof contactInputSchema>;
  */
 export const contactDialogueInputSchema = contactInputSchema
   .extend({
+    // Same field in the same place; its description adds that it guards a re-issued token (07 §3 step 4).
+    submission_id: submissionIdSchema
+      .optional()
+      .describe(
+        `A fresh random UUID you generate (never derived from the message); reuse it only to retry the identical message. Keep it private like the dialogue_token: for ${DIALOGUE_TOKEN_REISSUE_WINDOW_S / 60} minutes an identical retry returns the token.`,
+      ),
     dialogue_token: z
       .string()
       .regex(DIALOGUE_TOKEN_PATTERN)

@@ -102,6 +102,15 @@ export const DIALOGUE_NOT_FOUND_MESSAGE =
 
 /** Wrong dialogue tokens counted per presented contact id and UTC hour before `rate_limited` (07 §5.3). */
 export const DIALOGUE_WRONG_ATTEMPTS_PER_HOUR = 10;
+/**
+ * How long after a dialogue was opened an identical retry of its submission
+ * still re-issues the token (07 §3 step 4): 15 minutes. A lost answer is
+ * retried within seconds or minutes (client timeouts, a restarted agent), so
+ * this covers honest recovery; after it, whoever can reproduce the
+ * submission (same `submission_id`, same content) gets `token_previously_issued`,
+ * so a guessed or leaked `submission_id` stops being a way to the token.
+ */
+export const DIALOGUE_TOKEN_REISSUE_WINDOW_S = 15 * 60;
 /** At most this many entries in `delivered_replies` and `read_receipts` (07 §5.4, §6). */
 export const DIALOGUE_LIST_MAX = 20;
 

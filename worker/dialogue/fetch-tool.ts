@@ -8,6 +8,10 @@
  *   hash is stored for the dialogue of `contact_id` gets any reply text; every
  *   refusal (unknown contact, no dialogue, revoked, wrong token) is the same
  *   bytes and is counted by the shared attempt limiter (storage/dialogue-access.ts).
+ * - Burning D1 writes from a tool that looks like a read: each wrong attempt
+ *   takes the caller's public-write budget (01 §14) before its counter upsert;
+ *   a spent budget answers `rate_limited` and writes nothing. The right token
+ *   never touches the budget.
  * - Double delivery under concurrency: a reply is claimed by one guarded UPDATE
  *   (`fetched_at IS NULL`), so concurrent fetches never return the same reply as
  *   new; a lost answer is recovered through `delivered_replies` + `reply_id`.
@@ -65,7 +69,7 @@ const MESSAGES = {
     "Replies cannot be fetched right now; retry later. A reply that was being delivered is listed in delivered_replies on your next fetch and can be re-read by its reply_id.",
 } as const;
 
-function refusal(status: string, message: string, tool_result: "dialogue_not_found" | "reply_not_found" | "storage_error" | "dialogue_misconfigured"): ToolOutcome {
+function refusal(status: string, message: string, tool_result: "reply_not_found" | "storage_error" | "dialogue_misconfigured"): ToolOutcome {
   return failure({ status, message }, { tool_result });
 }
 
@@ -95,16 +99,18 @@ export const fetchReplyTool = defineTool({
       return refusal(FETCH_REPLY_STATUS.storageError, MESSAGES.storageError, "dialogue_misconfigured");
     }
 
-    const access = await verifyDialogueAccess(db, input.contact_id, input.dialogue_token, Date.now());
+    // A wrong attempt writes a counter row, so it takes this address's public-write budget first (01 §14).
+    const access = await verifyDialogueAccess(db, input.contact_id, input.dialogue_token, Date.now(), ctx.checkPublicWrite);
     switch (access.kind) {
       case "storage_error":
         return storageError();
       case "refused":
-        return refusal(FETCH_REPLY_STATUS.dialogueNotFound, DIALOGUE_NOT_FOUND_MESSAGE, "dialogue_not_found");
+        return failure({ status: FETCH_REPLY_STATUS.dialogueNotFound, message: DIALOGUE_NOT_FOUND_MESSAGE }, { tool_result: "dialogue_not_found", rate_limited: false });
       case "rate_limited":
+        // Either limit answers the same way; only telemetry's `rate_limited` tells the public-write budget apart.
         return failure(
           { status: FETCH_REPLY_STATUS.rateLimited, retry_after_s: access.retryAfterS, message: DIALOGUE_RATE_LIMITED_MESSAGE },
-          { tool_result: "rate_limited" },
+          { tool_result: "rate_limited", rate_limited: access.limit === "public_writes" },
         );
       case "granted":
         break;

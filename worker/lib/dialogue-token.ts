@@ -7,7 +7,8 @@
  * - Guessing or forging: a token is `dt_` + base64url(HMAC-SHA256(key, dialogue_id))
  *   with a random `dialogue_id` that is never shown; without `DIALOGUE_TOKEN_KEY`
  *   it can be neither guessed nor forged. Deriving it (instead of storing a random
- *   one) lets an identical retry of the creating submission return it again.
+ *   one) lets an identical retry of the creating submission return it again
+ *   (within the re-issue window of 07 §3 step 4).
  * - A database leak: only SHA-256 of the whole token string is stored, so rows
  *   cannot be turned back into working tokens.
  * - Timing: the presented token's digest is compared with `timingSafeEqual` on

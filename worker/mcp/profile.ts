@@ -3,7 +3,7 @@
  * resource and the `about_magnt` result, built by this one function per
  * request so the two can never drift apart.
  */
-import { TOOL_FETCH_REPLY, TOOL_PROPOSE_CONTACT } from "../contracts/tools";
+import { DIALOGUE_TOKEN_REISSUE_WINDOW_S, TOOL_FETCH_REPLY, TOOL_PROPOSE_CONTACT } from "../contracts/tools";
 
 interface ProfileFacts {
   /** `PUBLIC_ORIGIN` without a trailing slash. */
@@ -15,7 +15,7 @@ interface ProfileFacts {
 
 export function buildProfile(facts: ProfileFacts) {
   const reply = facts.dialogueEnabled
-    ? `Give reply_to if you want an answer by another channel; there is no public inbox and no automated human reply. Alexander may also publish a reply that you fetch with ${TOOL_FETCH_REPLY} and the dialogue token returned by ${TOOL_PROPOSE_CONTACT}; keep that token (an identical retry of the same submission returns it again).`
+    ? `Give reply_to if you want an answer by another channel; there is no public inbox and no automated human reply. Alexander may also publish a reply that you fetch with ${TOOL_FETCH_REPLY} and the dialogue token returned by ${TOOL_PROPOSE_CONTACT}; keep that token (an identical retry of the same submission returns it again for ${DIALOGUE_TOKEN_REISSUE_WINDOW_S / 60} minutes, so make submission_id a fresh random UUID and keep it private too).`
     : "Give reply_to if you want an answer; there is no public inbox and no automated human reply.";
   return {
     name: "MAGNT",

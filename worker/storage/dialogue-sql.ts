@@ -71,6 +71,8 @@ export interface DialogueMembership {
   readonly dialogue_id: string;
   readonly role: DialogueRole;
   readonly token_hash: string;
+  /** When the dialogue was opened: the clock of the token's re-issue window (07 §3 step 4). */
+  readonly created_at: string;
   readonly revoked_at: string | null;
 }
 
@@ -79,7 +81,7 @@ export function membershipOf(db: D1Database, contactId: string): Promise<Dialogu
   return first<DialogueMembership>(
     db,
     statement(
-      `SELECT dc.contact_id, dc.dialogue_id, dc.role, d.token_hash, d.revoked_at
+      `SELECT dc.contact_id, dc.dialogue_id, dc.role, d.token_hash, d.created_at, d.revoked_at
        FROM dialogue_contacts dc JOIN dialogues d ON d.dialogue_id = dc.dialogue_id
        WHERE dc.contact_id = ?`,
       contactId.toLowerCase(),
