@@ -1,6 +1,6 @@
 /**
  * What the consent page tells the owner, and what a client can make it say
- * (issue 17 items 1, 5; 06 §3.2, §3.3):
+ * (issue 17 items 1, 5, 6; 06 §3.2, §3.3):
  * - a `client_name` cannot rewrite the page: registration removes every C0/C1
  *   control, U+2028/U+2029 and bidirectional control, the page removes them
  *   again from a name signed before that rule (a client id never expires), and
@@ -10,13 +10,29 @@
  *   host as punycode (the WHATWG URL parser of workerd gives it), so a
  *   look-alike cannot pass for another site;
  * - a non-loopback redirect adds one sentence: approve only if you started
- *   this connection yourself, just now, from that site.
+ *   this connection yourself, just now, from that site;
+ * - rotating `OWNER_TOKEN_SIGNING_KEY` invalidates every registered client id
+ *   (registration is stateless), which docs/owner-activation.md states.
  */
 import { describe, expect, it } from "vitest";
-import { deriveOwnerKeys } from "../../worker/owner";
+import { deriveOwnerKeys, serveAuthorize } from "../../worker/owner";
 import { decodeSigningKey } from "../../worker/owner/config";
 import { issueClientId } from "../../worker/owner/oauth/objects";
-import { authorize, CLAUDE_REDIRECT, harness, LOOPBACK_REDIRECT, pkce, register, registerClient, type Harness } from "../helpers/owner";
+import {
+  authorize,
+  CLAUDE_REDIRECT,
+  exchange,
+  harness,
+  link,
+  LOOPBACK_REDIRECT,
+  OWNER_ORIGIN,
+  pkce,
+  randomKey,
+  refresh,
+  register,
+  registerClient,
+  type Harness,
+} from "../helpers/owner";
 
 /** Every character the registration and the page must never pass on (the list of issue 17 item 1). */
 const CONTROLS =
@@ -142,5 +158,37 @@ describe("consent for a hosted client says where the tokens go (issue 17 item 5)
     expect(html).toContain('<strong class="redirect-host">127.0.0.1:33418</strong>');
     expect(html).not.toContain("Approve only if");
     expect(html).not.toContain('class="warning"');
+  });
+});
+
+describe("rotating OWNER_TOKEN_SIGNING_KEY (issue 17 item 6)", () => {
+  it("invalidates every registered client id: authorize and refresh refuse it; registering again works", async () => {
+    const h = harness();
+    const linked = await link(h);
+    const tokens = await exchange(h, linked);
+    const rotated = { ...h.env, OWNER_TOKEN_SIGNING_KEY: randomKey() };
+
+    const { challenge } = await pkce();
+    const params = new URLSearchParams({
+      client_id: linked.clientId,
+      redirect_uri: LOOPBACK_REDIRECT,
+      response_type: "code",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
+    const request = new Request(`${OWNER_ORIGIN}/oauth/authorize?${params}`);
+    expect((await h.call(serveAuthorize, request)).response.status).toBe(200);
+    const refused = await h.call(serveAuthorize, request, rotated);
+    expect(refused.response.status).toBe(400);
+    expect(await refused.response.text()).toContain("The client_id is missing, too long or not valid here.");
+
+    const rotatedHarness: Harness = { ...h, env: rotated, call: (handler, req, envOverride) => h.call(handler, req, envOverride ?? rotated) };
+    const refreshed = await refresh(rotatedHarness, linked.clientId, tokens.refresh_token);
+    expect(refreshed.response.status).toBe(401);
+    expect(await refreshed.response.json()).toMatchObject({ error: "invalid_client" });
+
+    // What the client must do: register again (and link again) under the new key.
+    const again = await registerClient(rotatedHarness);
+    expect((await link(rotatedHarness, { clientId: again })).code).toEqual(expect.any(String));
   });
 });
