@@ -9,6 +9,7 @@
  */
 import Table from "cli-table3";
 import kleur from "kleur";
+import { replaceDisplayControls } from "../../worker/contracts/display-controls";
 import type { CliContext, TextSink } from "./context";
 import type { GlobalOptions } from "./options";
 import { fitCells, layoutTable, type LayoutColumn } from "./table-layout";
@@ -61,19 +62,16 @@ export function colourEnabled(
 }
 
 /**
- * Characters `JSON.stringify` leaves raw although a terminal acts on them: DEL,
- * C1 controls (U+009B is an 8-bit CSI), the Unicode line/paragraph separators
- * and the bidirectional controls. They can only occur inside JSON strings.
- */
-const JSON_RAW_CONTROLS = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
-
-/**
  * `JSON.stringify` with every terminal-active character written as a `\uXXXX`
  * escape, so `--json` output piped to a terminal cannot drive it either. The
  * parsed value is identical: escapes are the same string in JSON.
+ * `JSON.stringify` already escapes C0 controls; what it leaves raw — DEL, C1
+ * controls (U+009B is an 8-bit CSI), U+2028/U+2029 and the bidirectional
+ * controls — can only occur inside JSON strings, where a `\uXXXX` escape is
+ * the same character. The class is the shared one (display-controls.ts).
  */
 export function terminalSafeJson(value: unknown): string {
-  return (JSON.stringify(value) ?? "null").replace(JSON_RAW_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return replaceDisplayControls(JSON.stringify(value) ?? "null", (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**

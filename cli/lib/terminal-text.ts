@@ -14,11 +14,19 @@
  * `sanitiseTerminalText` no character that a terminal treats as a control is
  * left, only printable text (plus `\n` when the caller keeps line breaks).
  *
+ * Which characters count as controls is not decided here: every C0/C1
+ * control, DEL, U+2028/U+2029 and bidirectional control is the one shared
+ * class of worker/contracts/display-controls.ts (the consent page and the
+ * client names it shows use the same), applied after the escape sequences
+ * with their payloads are gone and line breaks and tabs are handled.
+ *
  * `displayWidth` / `truncateToWidth` measure that printable text in terminal
  * columns (wide CJK and emoji count 2, combining marks 0) and cut it on
  * grapheme boundaries, so a table can be fitted to the terminal without
  * splitting a character or an emoji sequence in half.
  */
+
+import { hasDisplayControls, stripDisplayControls } from "../../worker/contracts/display-controls";
 
 /** Shown in place of a line break inside a table cell (08 §3). */
 export const LINE_BREAK_MARK = "⏎";
@@ -47,17 +55,6 @@ const ESCAPE_SEQUENCE = new RegExp(
 /** Line breaks as visitors type them: CRLF, CR, LF. */
 const LINE_BREAK = /\r\n|\r|\n/g;
 
-/**
- * Every remaining character a terminal may act on: C0 controls (tab and line
- * feed are handled before this runs), DEL, C1 controls, the Unicode line and
- * paragraph separators, the bidirectional embeddings/overrides (U+202A–U+202E)
- * and isolates (U+2066–U+2069), and the invisible direction marks LRM, RLM and
- * ALM (U+200E, U+200F, U+061C), which reorder neighbouring neutral characters.
- */
-const CONTROL_CLASS = "[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\u200e\\u200f\\u061c]";
-const CONTROL_CHARACTERS = new RegExp(CONTROL_CLASS, "g");
-const ANY_CONTROL = new RegExp(CONTROL_CLASS);
-
 export interface SanitiseOptions {
   /**
    * `mark`: every line break becomes ⏎, so the value is one line (table cells).
@@ -74,12 +71,12 @@ export interface SanitiseOptions {
 export function sanitiseTerminalText(text: string, options: SanitiseOptions): string {
   const withoutSequences = text.replace(ESCAPE_SEQUENCE, "");
   const breaks = withoutSequences.replace(LINE_BREAK, options.lineBreaks === "mark" ? LINE_BREAK_MARK : "\n").replace(/\t/g, " ");
-  return breaks.replace(CONTROL_CHARACTERS, "");
+  return stripDisplayControls(breaks, { keepLineFeeds: true });
 }
 
 /** True when `text` still holds a character `sanitiseTerminalText` would remove (besides `\n`). Used by tests and assertions. */
 export function hasTerminalControls(text: string): boolean {
-  return ANY_CONTROL.test(text);
+  return hasDisplayControls(text, { keepLineFeeds: true });
 }
 
 /** Any value as printable terminal text: null/undefined → "", strings sanitised, others through JSON. */

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { terminalSafeJson, terminalWidth } from "../../cli/lib/output";
 import { layoutTable, type LayoutColumn } from "../../cli/lib/table-layout";
-import { displayWidth, sanitiseTerminalText, truncateToWidth, wrapToWidth } from "../../cli/lib/terminal-text";
+import { displayWidth, hasTerminalControls, sanitiseTerminalText, truncateToWidth, wrapToWidth } from "../../cli/lib/terminal-text";
+import { hasDisplayControls, stripDisplayControls } from "../../worker/contracts/display-controls";
 
 describe("sanitiseTerminalText", () => {
   it("removes sequences with their payload and keeps the visible text", () => {
@@ -26,6 +27,17 @@ describe("sanitiseTerminalText", () => {
     const cleaned = sanitiseTerminalText(all, { lineBreaks: "keep" });
     expect(cleaned).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
     expect(sanitiseTerminalText("👩‍💻 é é", { lineBreaks: "mark" })).toBe("👩‍💻 é é");
+  });
+
+  it("removes exactly the characters of the shared class the consent page uses (worker/contracts/display-controls.ts)", () => {
+    // Tab and the line breaks are turned into text first; every other character is removed by the terminal iff the shared class removes it.
+    for (let code = 0; code < 0x10000; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCharCode(code);
+      if (char === "\t" || char === "\n" || char === "\r") continue;
+      expect(sanitiseTerminalText(char, { lineBreaks: "keep" }), `U+${code.toString(16)}`).toBe(stripDisplayControls(char));
+      expect(hasTerminalControls(char)).toBe(hasDisplayControls(char));
+    }
   });
 });
 

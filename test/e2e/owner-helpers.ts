@@ -45,7 +45,7 @@ export const FAKE_OWNER_SECRETS = {
   GITHUB_CLIENT_SECRET: "e2e-fake-github-client-secret",
 } as const;
 
-/** The client name every registration of these suites uses (the consent page's heading shows it). */
+/** The client name every registration of these suites uses (the consent page shows it in its `<bdi class="client-name">`). */
 export const CLIENT_NAME = "E2E owner client";
 
 export interface Registered {
@@ -57,6 +57,25 @@ export interface Authorization {
   url: string;
   state: string;
   verifier: string;
+}
+
+/** What a real browser shows of the consent page (`readConsentInChromium`). */
+export interface ConsentReading {
+  /** The `<h1>` as rendered text. */
+  readonly heading: string;
+  /** The rendered text of `bdi.client-name`, or null when there is none. */
+  readonly name: string | null;
+  /** The computed `unicode-bidi` of that element (`isolate` for a `<bdi>`). */
+  readonly nameIsolation: string | null;
+  /**
+   * For each word of `words` (each must occur once on the page), its left edge
+   * on screen in px, measured with a DOM Range over the text as laid out —
+   * the visual order, which a bidi override reverses while the source order
+   * stays the same.
+   */
+  readonly left: Record<string, number | null>;
+  /** The text of `p.warning`, or null. */
+  readonly warning: string | null;
 }
 
 export interface Tokens {
@@ -74,7 +93,8 @@ export interface OwnerStack {
   readonly redirectUri: string;
   /** Every request the stand-in GitHub logged ("METHOD /path"). */
   readonly standInRequests: readonly string[];
-  register(): Promise<Registered>;
+  /** Registers a client (`clientName` defaults to CLIENT_NAME). */
+  register(clientName?: string): Promise<Registered>;
   authorization(clientId: string, scope: string): Authorization;
   /**
    * Opens the authorization URL in a fresh headless Chromium (its own user data
@@ -84,6 +104,8 @@ export interface OwnerStack {
    * client's redirect URI. Returns that final URL as the client received it.
    */
   consentInChromium(auth: Authorization, decision: "approve" | "deny", options?: { publishLine?: boolean }): Promise<URL>;
+  /** Opens the authorization URL in a fresh headless Chromium and reads the consent page without deciding. */
+  readConsentInChromium(auth: Authorization, words: readonly string[]): Promise<ConsentReading>;
   tokenRequest(form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }>;
   /** register → Chromium consent (Approve) → code → tokens, asserting each step. */
   linkWithScope(scope: string): Promise<{ client: Registered; tokens: Tokens }>;
@@ -216,11 +238,11 @@ export async function startOwnerStack(extraDevVars: Record<string, string> = {})
     redirectUri,
     standInRequests,
 
-    async register() {
+    async register(clientName = CLIENT_NAME) {
       const response = await fetch(`${ownerOrigin}/oauth/register`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ redirect_uris: [redirectUri], client_name: CLIENT_NAME }),
+        body: JSON.stringify({ redirect_uris: [redirectUri], client_name: clientName }),
       });
       expect(response.status).toBe(201);
       return (await response.json()) as Registered;
@@ -251,7 +273,7 @@ export async function startOwnerStack(extraDevVars: Record<string, string> = {})
         const page = context.pages()[0] ?? (await context.newPage());
         const consent = await page.goto(auth.url);
         expect(consent?.status()).toBe(200);
-        expect(await page.locator("h1").textContent()).toContain(CLIENT_NAME);
+        expect(await page.locator("bdi.client-name").textContent()).toBe(CLIENT_NAME);
         if (options.publishLine !== undefined) {
           const line = page.locator("p.publish");
           expect(await line.count()).toBe(options.publishLine ? 1 : 0);
@@ -268,6 +290,43 @@ export async function startOwnerStack(extraDevVars: Record<string, string> = {})
         await context.close();
       }
       return waitFor(() => (callbacks.length > before ? callbacks.at(-1) : undefined), { describe: () => "no request reached the client's redirect URI" });
+    },
+
+    async readConsentInChromium(auth, words) {
+      const context = await chromium.launchPersistentContext(tempDir("chromium"), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+      try {
+        const page = context.pages()[0] ?? (await context.newPage());
+        const consent = await page.goto(auth.url);
+        expect(consent?.status()).toBe(200);
+        // Evaluated in the page (a string: the test project has no DOM types). The page itself runs no script.
+        return (await page.evaluate(`(() => {
+          const words = ${JSON.stringify(words)};
+          const bdi = document.querySelector("bdi.client-name");
+          const warning = document.querySelector("p.warning");
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          const texts = [];
+          for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) texts.push(node);
+          const left = {};
+          for (const word of words) {
+            const node = texts.find((text) => text.data.includes(word));
+            if (node === undefined) { left[word] = null; continue; }
+            const range = document.createRange();
+            const start = node.data.indexOf(word);
+            range.setStart(node, start);
+            range.setEnd(node, start + word.length);
+            left[word] = Math.min(...Array.from(range.getClientRects(), (rect) => rect.left));
+          }
+          return {
+            heading: document.querySelector("h1").innerText,
+            name: bdi === null ? null : bdi.innerText,
+            nameIsolation: bdi === null ? null : getComputedStyle(bdi).unicodeBidi,
+            left,
+            warning: warning === null ? null : warning.innerText,
+          };
+        })()`)) as ConsentReading;
+      } finally {
+        await context.close();
+      }
     },
 
     async tokenRequest(form) {

@@ -15,8 +15,11 @@
  * tiny HTTP server here); the code is exchanged for tokens, and the official
  * MCP client with the bearer token lists the four owner tools and reads the
  * contact left at the door. A second run clicks Deny and the client gets
- * `error=access_denied`. A token narrowed to `owner.read` calling a write tool
- * gets the 403 `insufficient_scope` challenge and changes nothing.
+ * `error=access_denied`. A client whose name holds a right-to-left override
+ * (issue 17) is shown by Chromium cleaned, inside a `<bdi>` (computed
+ * `unicode-bidi: isolate`), in the order it was written. A token narrowed to
+ * `owner.read` calling a write tool gets the 403 `insufficient_scope`
+ * challenge and changes nothing.
  *
  * Chromium is required, never skipped: .ci/run installs it when absent.
  */
@@ -151,6 +154,20 @@ describe("npm start -- --owner", () => {
     expect(landed.searchParams.get("iss")).toBe(stack.ownerOrigin);
     expect(landed.searchParams.get("code")).toBeNull();
     expect(stack.standInRequests.slice(githubBefore)).toEqual([]);
+  });
+
+  it("a client named to reverse the page's sentence: Chromium shows the cleaned name, isolated, in the order it was written", async () => {
+    const client = await stack.register("Claude \u202Eetirw.renwo daer\u202C");
+    const auth = stack.authorization(client.client_id, "owner.read");
+    const seen = await stack.readConsentInChromium(auth, ["etirw", "daer"]);
+    expect(seen.heading).toBe("Allow a client to act for the owner of MAGNT?");
+    expect(seen.name).toBe("Claude etirw.renwo daer");
+    expect(seen.nameIsolation).toBe("isolate");
+    // On screen, left to right as written: with the override, "daer" would be drawn before "etirw" ("read owner.write").
+    const { etirw, daer } = seen.left;
+    expect(typeof etirw === "number" && typeof daer === "number" && etirw < daer, JSON.stringify(seen.left)).toBe(true);
+    // The answer goes to a program on this machine (loopback): no hosted-platform warning.
+    expect(seen.warning).toBeNull();
   });
 
   it("a token without owner.write calling owner_save_draft → 403 insufficient_scope challenge, nothing saved", async () => {

@@ -85,6 +85,7 @@ describe("excerpt rules (05 §7)", () => {
     ["line breaks become spaces", "a\nb\r\nc\u2028d\u2029e", "a b  c d e"],
     ["control characters become spaces", "a\u0000b\u0007c\u001bd\u007fe\u0085f\tg", "a b c d e f g"],
     ["bidi controls become spaces", "a\u202eb\u2066c\u200fd", "a b c d"],
+    ["the Arabic letter mark too (the shared class of display-controls.ts)", "a\u061cb\u200ec\u202ad", "a b c d"],
     ["exactly 300 code points stay whole", "x".repeat(300), "x".repeat(300)],
     ["301 code points → 299 + …", "x".repeat(301), `${"x".repeat(299)}…`],
     ["surrogate pairs count once and are never split", "😀".repeat(301), `${"😀".repeat(299)}…`],

@@ -9,3 +9,4 @@ export * from "./migrations";
 export * from "./probe";
 export * from "./guards";
 export * from "./origins";
+export * from "./display-controls";

@@ -16,6 +16,7 @@
  * - The answer is read with a 64 KiB cap and parsed only for `ok`,
  *   `result.message_id` and `parameters.retry_after`.
  */
+import { replaceDisplayControls } from "../contracts/display-controls";
 import { postJsonCapped } from "../edge/outbound";
 import type { PreviewMode } from "./config";
 
@@ -90,13 +91,13 @@ export function formatMessage(model: MessageModel, previewMode: PreviewMode): st
 
 /**
  * The excerpt rule of 05 §7: every control character, line break and bidi
- * control becomes a space (and a lone surrogate U+FFFD, so the JSON body
- * stays valid UTF-8), the result is trimmed, and text longer than 300 code
- * points becomes its first 299 code points followed by `…`.
+ * control (the shared class of contracts/display-controls.ts) becomes a
+ * space (and a lone surrogate U+FFFD, so the JSON body stays valid UTF-8),
+ * the result is trimmed, and text longer than 300 code points becomes its
+ * first 299 code points followed by `…`.
  */
 export function excerpt(source: string): string {
-  const cleaned = source
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, " ")
+  const cleaned = replaceDisplayControls(source, () => " ")
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")
     .trim();
   const points = Array.from(cleaned);

@@ -12,19 +12,23 @@
  *   `nonce_hash` inside the signed, ten-minute consent request, plus an Origin
  *   that is absent or the owner origin;
  * - scope creep: `owner.write` and `owner.publish` only when named, and
- *   `owner.publish` on its own highlighted line.
+ *   `owner.publish` on its own highlighted line;
+ * - a page that lies: the client's name is cleaned of display controls and
+ *   isolated, the redirect target is shown in full and in ASCII, and a hosted
+ *   (non-loopback) target carries the warning of consent-page.ts.
  *
  * `decide*` return a Decision; `render*` turn it into a Response.
  */
 import type { OwnerConfig, OwnerEnv } from "../config";
 import { bodyText, gated, singleParams, type OwnerAnswer, type OwnerDeps, type OwnerInput } from "../http";
 import { clearCookie, CSRF_COOKIE, LINK_COOKIE, readCookie, setCookie } from "./cookies";
+import { clientDisplayName } from "./client-name";
 import { consentPageHtml } from "./consent-page";
 import { clientIdHash, constantTimeEqual, randomToken, sha256Base64url } from "./encoding";
 import { contentSecurityPolicy, errorPage, htmlHeaders } from "./html";
 import type { OwnerKeys } from "./keys";
 import { CLIENT_ID_MAX, issueConsentRequest, issueLinkRequest, verifyClientId, verifyConsentRequest, type GrantRequest } from "./objects";
-import { isAllowedRedirectUri, redirectWith } from "./redirect-uris";
+import { isAllowedRedirectUri, redirectTarget, redirectWith } from "./redirect-uris";
 import { formatScope, parseScope, scopesOf, type OwnerScope } from "./scopes";
 
 /** PKCE code challenge: base64url, 43–128 characters (RFC 7636 §4.2). */
@@ -107,7 +111,8 @@ export async function decideAuthorize(url: URL, config: OwnerConfig, keys: Owner
     resource,
     state,
   };
-  return { kind: "consent", grant, clientName: client.client_name, redirectUri };
+  // Cleaned again: a client id signed before the name rule never expires (client-name.ts).
+  return { kind: "consent", grant, clientName: clientDisplayName(client.client_name), redirectUri };
 }
 
 /** Renders the GET decision: the consent page with a fresh CSRF nonce, or the HTML error. */
@@ -117,14 +122,14 @@ export async function renderAuthorize(decision: AuthorizeDecision, config: Owner
 
   const nonce = randomToken();
   const consent = await issueConsentRequest(keys, decision.grant, decision.clientName, await sha256Base64url(nonce), nowMs);
-  const redirect = new URL(decision.redirectUri);
+  const redirect = redirectTarget(decision.redirectUri);
   const headers = htmlHeaders(contentSecurityPolicy(githubOrigin(config), [redirect.origin]));
   // The form POST must carry a real Origin: under `no-referrer` browsers send `Origin: null` (Fetch §3.1).
   headers.set("Referrer-Policy", "same-origin");
   headers.append("Set-Cookie", setCookie(CSRF_COOKIE, nonce));
   const html = consentPageHtml({
     clientName: decision.clientName,
-    redirectHost: redirect.host,
+    redirect,
     scopes: scopesOf(decision.grant.scope) as readonly OwnerScope[],
     consent,
     nonce,

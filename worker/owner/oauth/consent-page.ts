@@ -2,11 +2,28 @@
  * The consent page (06 §3.3): what the owner reads before his click mints a
  * grant. A plain HTML form, no script: the signed consent request and the CSRF
  * nonce in hidden inputs, and two submit buttons named `decision` with values
- * `approve` and `deny`. Every value a client chose is escaped.
+ * `approve` and `deny`.
+ *
+ * Threat model: everything the page shows about the client was chosen by
+ * whoever registered it, and anyone can register a client and send the owner
+ * the link. So:
+ * - the page's own sentences hold no client text: the heading names no one,
+ *   and the name (already cleaned of display controls, client-name.ts) stands
+ *   on its own line inside `<bdi>`, labelled as the name the client chose for
+ *   itself, so even a right-to-left name cannot reorder the words around it;
+ * - the answer's destination is shown in full and in ASCII (redirect-uris.ts
+ *   `redirectTarget`), so an IDN look-alike shows as punycode;
+ * - a non-loopback destination — a hosted platform such as claude.ai, where
+ *   anyone can hold an account — gets one sentence: approve only if you
+ *   started this connection yourself, just now, from that site. A stranger's
+ *   client with the platform's own callback would otherwise land the owner's
+ *   tokens in the stranger's account there.
+ * Every interpolated value is escaped.
  */
 import type { OwnerScope } from "./scopes";
 import { escapeHtml } from "../../lib/html";
 import { page } from "./html";
+import type { RedirectTarget } from "./redirect-uris";
 
 /** Plain-language meaning of each scope as the owner reads it. */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<OwnerScope, string>> = {
@@ -16,8 +33,9 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<OwnerScope, string>> = {
 };
 
 export interface ConsentView {
+  /** Already cleaned (`clientDisplayName`). */
   readonly clientName: string;
-  readonly redirectHost: string;
+  readonly redirect: RedirectTarget;
   readonly scopes: readonly OwnerScope[];
   /** The signed consent request (opaque to the page). */
   readonly consent: string;
@@ -33,10 +51,19 @@ export function consentPageHtml(view: ConsentView): string {
   const publish = view.scopes.includes("owner.publish")
     ? `<p class="publish"><strong>Also requested: <code>owner.publish</code></strong> — ${escapeHtml(SCOPE_DESCRIPTIONS["owner.publish"])}.</p>`
     : "";
+  const { redirect } = view;
+  const warning = redirect.loopback
+    ? ""
+    : `<p class="warning"><strong>Approve only if you started this connection yourself, just now, from ${escapeHtml(redirect.origin)}:</strong> ` +
+      `the owner's tokens go to whichever account on that site started it.</p>`;
   const body =
-    `<h1>Allow ${escapeHtml(view.clientName)} to act for the owner of MAGNT?</h1>` +
-    `<p>After approval you sign in with GitHub; only the owner's GitHub account is accepted. ` +
-    `The answer goes to <strong>${escapeHtml(view.redirectHost)}</strong>.</p>` +
+    `<h1>Allow a client to act for the owner of MAGNT?</h1>` +
+    `<p>The client calls itself <strong><bdi class="client-name">${escapeHtml(view.clientName)}</bdi></strong>. ` +
+    `It chose that name for itself; nothing checks it.</p>` +
+    `<p>The answer goes to <code class="redirect-uri">${escapeHtml(redirect.uri)}</code> ` +
+    `on <strong class="redirect-host">${escapeHtml(redirect.host)}</strong>. ` +
+    `After approval you sign in with GitHub; only the owner's GitHub account is accepted.</p>` +
+    warning +
     (lines === "" ? "" : `<p>This client asks to:</p><ul>${lines}</ul>`) +
     publish +
     `<form method="post" action="/oauth/authorize">` +

@@ -36,6 +36,28 @@ export function isAllowedRedirectUri(uri: string, allowedOrigins: ReadonlySet<st
 }
 
 /**
+ * What the consent page shows of a redirect URI that passed
+ * `isAllowedRedirectUri`. Every part is ASCII: the WHATWG URL parser writes an
+ * IDN host as punycode (`https://пример.рф` → `xn--e1afmkfd.xn--p1ai`) and
+ * percent-encodes every other non-ASCII character, so a look-alike host or a
+ * bidi control in the path cannot pass for another address.
+ */
+export interface RedirectTarget {
+  /** The whole URI, serialised by the URL parser. */
+  readonly uri: string;
+  /** Host and port. */
+  readonly host: string;
+  readonly origin: string;
+  /** `http` on a loopback host: a program on the owner's own machine receives the answer. */
+  readonly loopback: boolean;
+}
+
+export function redirectTarget(redirectUri: string): RedirectTarget {
+  const url = new URL(redirectUri);
+  return { uri: url.href, host: url.host, origin: url.origin, loopback: url.protocol === "http:" && isLoopbackHost(url.hostname) };
+}
+
+/**
  * `redirectUri` with OAuth response parameters appended (RFC 6749 §4.1.2: the
  * URI's own query is kept). Only ever called with a URI that passed
  * `isAllowedRedirectUri` and was bound to the owner's decision.

@@ -6,20 +6,19 @@
  *
  * Threat model: registration is open to the internet, so it decides nothing
  * about trust — it only pins the redirect URIs to the allowed origins (checked
- * again at authorization) and caps every size, so a client id stays ≤ 2048
- * characters and a consent page stays readable.
+ * again at authorization), removes from the name every character that could
+ * make the consent page say something it does not (client-name.ts), and caps
+ * every size, so a client id stays ≤ 2048 characters and a consent page stays
+ * readable.
  */
 import { jsonResponse } from "../../edge/responses";
 import type { OwnerEnv } from "../config";
 import { ANY_ORIGIN, bodyText, gated, oauthJsonError, type OwnerAnswer, type OwnerDeps, type OwnerInput } from "../http";
+import { CLIENT_NAME_MAX, clientDisplayName } from "./client-name";
 import type { OwnerKeys } from "./keys";
 import { CLIENT_ID_MAX, issueClientId } from "./objects";
 import { isAllowedRedirectUri, REDIRECT_URIS_MAX } from "./redirect-uris";
 import { seconds } from "./signed";
-
-/** Longest `client_name` after trimming (pinned in 06 §3.2). */
-export const CLIENT_NAME_MAX = 100;
-export const DEFAULT_CLIENT_NAME = "MCP client";
 
 const SUPPORTED_GRANT_TYPES = ["authorization_code", "refresh_token"];
 const SUPPORTED_RESPONSE_TYPES = ["code"];
@@ -63,11 +62,11 @@ export async function decideRegistration(
 
   const name = fields.client_name;
   if (name !== undefined && typeof name !== "string") return refuse("invalid_client_metadata", "client_name must be a string.");
-  const trimmed = (name ?? "").trim();
-  if ([...trimmed].length > CLIENT_NAME_MAX) {
+  // Display controls are removed, not refused (docs/decisions.md); the answer echoes the stored name.
+  const clientName = clientDisplayName(name ?? "");
+  if ([...clientName].length > CLIENT_NAME_MAX) {
     return refuse("invalid_client_metadata", `client_name must be at most ${CLIENT_NAME_MAX} characters.`);
   }
-  const clientName = trimmed === "" ? DEFAULT_CLIENT_NAME : trimmed;
 
   const method = fields.token_endpoint_auth_method;
   if (method !== undefined && method !== "none") {
