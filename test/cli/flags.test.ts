@@ -214,6 +214,31 @@ describe("magnt flags (local)", () => {
     expect(parseDevVars(read(project.devVars)).get("DIALOGUE_ENABLED")).toBeUndefined();
   });
 
+  it("disable --help says what stops with DIALOGUE_ENABLED off and that its dependents stay set but do nothing", async () => {
+    const run = await runMagnt(["flags", "disable", "--help"]);
+    expect(run.code).toBe(0);
+    const help = run.stdout.replace(/\s+/g, " ");
+    expect(help).toContain(
+      "DIALOGUE_ENABLED off: new dialogue tokens, follow-ups, publishing, fetching, revoking and read receipts all stop; stored dialogues, replies and read marks are kept.",
+    );
+    expect(help).toContain(
+      "DIALOGUE_REPLIES_ENABLED, DIALOGUE_READ_RECEIPTS_ENABLED: each stays set but does nothing while DIALOGUE_ENABLED is off, and takes effect again as soon as it is enabled.",
+    );
+  });
+
+  it("disable DIALOGUE_ENABLED on the monolith says what stops there (no owner tools on that Worker)", async () => {
+    const project = localProject("DIALOGUE_ENABLED=true\nDIALOGUE_READ_RECEIPTS_ENABLED=true\n");
+    wrangler();
+    const run = await runMagnt(["flags", "disable", "DIALOGUE_ENABLED", "--yes"], { cwd: project.dir });
+    expect(run.code).toBe(0);
+    const stops = run.stderr.split("\n").find((line) => line.startsWith("with DIALOGUE_ENABLED off on the monolith Worker"));
+    expect(stops).toContain("fetch_contact_reply is gone (visitors cannot fetch replies, even published ones)");
+    expect(stops).toContain("visitors see no read receipts");
+    expect(stops).not.toContain("owner_publish_reply");
+    expect(run.stderr).toContain("DIALOGUE_READ_RECEIPTS_ENABLED is still on and needs DIALOGUE_ENABLED: it stays set but does nothing");
+    expect(read(project.devVars)).toBe("DIALOGUE_READ_RECEIPTS_ENABLED=true\n");
+  });
+
   it.each(["OWNER_MCP_ENABLED", "OWNER_MCP_WRITE_ENABLED", "DIALOGUE_REPLIES_ENABLED"])("%s is not read by the monolith → exit 2", async (flag) => {
     const project = localProject();
     wrangler();
@@ -330,6 +355,32 @@ describe("magnt flags (remote)", () => {
     const none = wrangler({ secrets: [] });
     expect((await runMagnt(["flags", "disable", "TELEGRAM_PREVIEW_MODE", "--remote", "--config", "wrangler.jsonc"], { cwd: project })).code).toBe(0);
     expect(none.calls.some((call) => call.args[1] === "delete")).toBe(false);
+  });
+
+  it("disabling DIALOGUE_ENABLED on core says what stops there, and that the flags left set do nothing (07 §1)", async () => {
+    const project = tempProject();
+    const core = readFileSync(join(REPO_ROOT_FOR_FLAGS, "wrangler.core.jsonc"), "utf8").replace("00000000-0000-0000-0000-000000000000", "3f2a8c1e-5b7d-4e9f-a1c3-5d7e9f1a3b5c");
+    writeFileSync(join(project, "wrangler.core.jsonc"), core);
+    const fake = wrangler({ secrets: ["DIALOGUE_ENABLED", "DIALOGUE_REPLIES_ENABLED", "DIALOGUE_READ_RECEIPTS_ENABLED", "OWNER_MCP_ENABLED"] });
+    const run = await runMagnt(["flags", "disable", "DIALOGUE_ENABLED", "--remote", "--config", "wrangler.core.jsonc", "--yes", "--json"], { cwd: project });
+    expect(run.code).toBe(0);
+    expect(fake.calls.filter((call) => call.args[1] === "delete").map((call) => call.args[2])).toEqual(["DIALOGUE_ENABLED"]);
+    const stops = run.stderr.split("\n").find((line) => line.startsWith("with DIALOGUE_ENABLED off on the core Worker"));
+    for (const text of ["fetch_contact_reply is gone", "owner_publish_reply and owner_revoke_dialogue are gone", "reads are not recorded", "no read receipts"]) {
+      expect(stops).toContain(text);
+    }
+    for (const dependent of ["DIALOGUE_REPLIES_ENABLED", "DIALOGUE_READ_RECEIPTS_ENABLED"]) {
+      expect(run.stderr).toContain(`${dependent} is still on and needs DIALOGUE_ENABLED: it stays set but does nothing while DIALOGUE_ENABLED is off`);
+    }
+    expect(run.stderr).not.toContain("OWNER_MCP_ENABLED is still on");
+    expect(JSON.parse(run.lines[0]!)).toMatchObject({
+      flag: "DIALOGUE_ENABLED",
+      state: "not_set",
+      checks: [
+        { check: "dependent flag DIALOGUE_REPLIES_ENABLED off", ok: false },
+        { check: "dependent flag DIALOGUE_READ_RECEIPTS_ENABLED off", ok: false },
+      ],
+    });
   });
 
   it("DIALOGUE_REPLIES_ENABLED on core needs DIALOGUE_ENABLED, OWNER_MCP_ENABLED and OWNER_MCP_WRITE_ENABLED set (07 §1)", async () => {

@@ -4,8 +4,8 @@
  * object and `published_reply_id` only with DIALOGUE_ENABLED, their storage
  * faults as `storage_error`; read marks only for one contact opened in full
  * with both dialogue flags on (never a listing, a failure swallowed); a
- * published draft immutable (`draft_published`); and with the flags off no
- * statement touches a C.1 table.
+ * published draft immutable (`draft_published`) whatever the flags; and with
+ * the flags off no listing touches a C.1 table and nothing writes one.
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
@@ -162,12 +162,31 @@ describe("owner_save_draft on a published draft (06 §6.3, 07 §4.1)", () => {
     });
   });
 
-  it("with DIALOGUE_ENABLED off no C.1 table is read (0007 may be missing): the update is the B.1 one", async () => {
-    const { contactId } = await openDialogue("B.1 save");
-    const draftId = await draftFor(contactId);
-    const recorder = faultyD1(db(), { failWhen: C1_TABLE, message: "CANARY-c1-table-touched" });
-    const outcome = await save({ contact_id: contactId, draft_id: draftId, expected_revision: 1, text: "edited in B.1" }, ctx({}, recorder));
-    expect(result(outcome)).toMatchObject({ status: "draft_saved", revision: 2 });
-    expect(touchedC1(recorder)).toEqual([]);
+  it("with DIALOGUE_ENABLED off (dependent flags set or not) a published draft still answers draft_published, and no C.1 table is written", async () => {
+    const C1_WRITE = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(dialogue_\w+|dialogues)\b/i;
+    for (const flags of [{}, { DIALOGUE_REPLIES_ENABLED: "true", DIALOGUE_READ_RECEIPTS_ENABLED: "true" }, { DIALOGUE_ENABLED: "TRUE" }]) {
+      const { contactId, draftId } = await publishedDraft();
+      const recorder = faultyD1(db());
+      const outcome = await save({ contact_id: contactId, draft_id: draftId, expected_revision: 1, text: "edited while the dialogue is off" }, ctx(flags, recorder));
+      expect(result(outcome), JSON.stringify(flags)).toMatchObject({ status: "draft_published" });
+      expect(outcome.telemetry).toMatchObject({ tool_result: "draft_published" });
+      expect(await db().prepare("SELECT body, revision FROM owner_drafts WHERE draft_id = ?").bind(draftId).first()).toEqual({
+        body: "the published text",
+        revision: 1,
+      });
+      // The guard only reads: is there a dialogue_replies (0007)? the update of owner_drafts checks it; the reply is looked up.
+      expect(touchedC1(recorder).map((statement) => statement.sql.split(/\s+/).slice(0, 2).join(" "))).toEqual([
+        "SELECT EXISTS",
+        "UPDATE owner_drafts",
+        "SELECT draft_id,",
+      ]);
+      expect(recorder.statements.filter((statement) => C1_WRITE.test(statement.sql))).toEqual([]);
+
+      const unpublished = await draftFor(contactId, "still private");
+      expect(result(await save({ contact_id: contactId, draft_id: unpublished, expected_revision: 1, text: "edited" }, ctx(flags)))).toMatchObject({
+        status: "draft_saved",
+        revision: 2,
+      });
+    }
   });
 });

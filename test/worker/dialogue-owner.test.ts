@@ -47,10 +47,12 @@ function expectOnlyToolResult(outcome: ToolOutcome, toolResult: string) {
 
 describe("registration rule and scopes (07 §1, §4)", () => {
   const ALL = { OWNER_MCP_ENABLED: "true", OWNER_MCP_WRITE_ENABLED: "true", DIALOGUE_ENABLED: "true", DIALOGUE_REPLIES_ENABLED: "true" };
-  it("registers publish with owner+write+replies and revoke with owner+write+dialogue, each flag exactly \"true\"", () => {
+  it("registers publish with owner+write+dialogue+replies and revoke with owner+write+dialogue, each flag exactly \"true\"", () => {
     expect(dialogueOwnerTools(ALL).map((tool) => tool.name)).toEqual(["owner_publish_reply", "owner_revoke_dialogue"]);
     expect(dialogueOwnerTools({ ...ALL, DIALOGUE_REPLIES_ENABLED: "TRUE" }).map((tool) => tool.name)).toEqual(["owner_revoke_dialogue"]);
-    expect(dialogueOwnerTools({ ...ALL, DIALOGUE_ENABLED: undefined }).map((tool) => tool.name)).toEqual(["owner_publish_reply"]);
+    // Replies need the dialogue: with it off a reply could be published that no visitor can fetch.
+    expect(dialogueOwnerTools({ ...ALL, DIALOGUE_ENABLED: undefined })).toEqual([]);
+    expect(dialogueOwnerTools({ ...ALL, DIALOGUE_ENABLED: "TRUE" })).toEqual([]);
     expect(dialogueOwnerTools({ ...ALL, OWNER_MCP_WRITE_ENABLED: "false" })).toEqual([]);
     expect(dialogueOwnerTools({ ...ALL, OWNER_MCP_ENABLED: " true" })).toEqual([]);
     expect(dialogueOwnerTools({})).toEqual([]);

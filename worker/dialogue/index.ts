@@ -10,7 +10,7 @@
  * (which opens and joins dialogues) and `owner` (which lists dialogue state and
  * records reads) may not import this capability.
  */
-import { isOn } from "../config/flags";
+import { dialogueFlags, isOn } from "../config/flags";
 import type { Env } from "../config/env";
 import { ownerPublishReplyTool, ownerRevokeDialogueTool, type DialogueOwnerTool } from "./owner-tools";
 
@@ -27,14 +27,15 @@ export {
 
 /**
  * The C.1 owner tools core registers, in order (07 §1, the only statement of
- * the rule): `owner_publish_reply` with OWNER_MCP_ENABLED, OWNER_MCP_WRITE_ENABLED
- * and DIALOGUE_REPLIES_ENABLED; `owner_revoke_dialogue` with OWNER_MCP_ENABLED,
- * OWNER_MCP_WRITE_ENABLED and DIALOGUE_ENABLED. Otherwise a call is `-32602`.
+ * the rule): `owner_publish_reply` with OWNER_MCP_ENABLED,
+ * OWNER_MCP_WRITE_ENABLED, DIALOGUE_ENABLED and DIALOGUE_REPLIES_ENABLED (a
+ * reply nobody can fetch must not be publishable); `owner_revoke_dialogue`
+ * with OWNER_MCP_ENABLED, OWNER_MCP_WRITE_ENABLED and DIALOGUE_ENABLED.
+ * Otherwise a call is `-32602`. The owner server's instructions follow this
+ * list (mcp/owner-server.ts).
  */
 export function dialogueOwnerTools(env: Env): readonly DialogueOwnerTool[] {
   if (!isOn(env, "OWNER_MCP_ENABLED") || !isOn(env, "OWNER_MCP_WRITE_ENABLED")) return [];
-  return [
-    ...(isOn(env, "DIALOGUE_REPLIES_ENABLED") ? [ownerPublishReplyTool] : []),
-    ...(isOn(env, "DIALOGUE_ENABLED") ? [ownerRevokeDialogueTool] : []),
-  ];
+  const flags = dialogueFlags(env);
+  return [...(flags.replies ? [ownerPublishReplyTool] : []), ...(flags.dialogue ? [ownerRevokeDialogueTool] : [])];
 }

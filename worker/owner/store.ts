@@ -11,7 +11,13 @@
  */
 import { CONTACT_ID_PATTERN, OBSERVATION_ID_PATTERN } from "../contracts/ids";
 import { all, first, run, statement, StorageError } from "../storage/d1";
-import { dialogueViewsOf, publishedReplyIdsOf, type OwnerDialogueView } from "../storage/dialogue-sql";
+import {
+  dialogueViewsOf,
+  publishedReplyIdsOf,
+  repliesTableExists,
+  UNPUBLISHED_DRAFT_CONDITION,
+  type OwnerDialogueView,
+} from "../storage/dialogue-sql";
 import { base64url } from "./oauth/encoding";
 import { labelVisitorContent, previewText, type VisitorContent } from "./visitor-content";
 
@@ -325,8 +331,6 @@ export interface SaveDraftCommand {
   readonly text: string;
   readonly draftId?: string;
   readonly expectedRevision?: number;
-  /** With DIALOGUE_ENABLED (0007 applied): a published draft is immutable (`draft_published`, 06 §6.3). */
-  readonly dialogueEnabled?: boolean;
 }
 
 export type SaveDraftResult =
@@ -354,6 +358,10 @@ interface StoredDraft {
 }
 
 const READ_DRAFT_SQL = "SELECT draft_id, contact_id, revision, created_at, updated_at, body FROM owner_drafts WHERE draft_id = ?";
+/** ?1 body, ?2 updated_at, ?3 draft id, ?4 contact id, ?5 expected revision (+ the draft id again for the guard). */
+const UPDATE_DRAFT_SQL = `UPDATE owner_drafts SET body = ?, revision = revision + 1, updated_at = ?
+  WHERE draft_id = ? AND contact_id = ? AND revision = ?`;
+const UPDATE_UNPUBLISHED_DRAFT_SQL = `${UPDATE_DRAFT_SQL} AND ${UNPUBLISHED_DRAFT_CONDITION}`;
 
 /** Creates a draft (revision 1) or updates one at `expectedRevision`; private, never sent (06 §6.3). */
 export async function saveDraft(db: D1Database, command: SaveDraftCommand, nowMs: number): Promise<SaveDraftResult> {
@@ -387,25 +395,17 @@ export async function saveDraft(db: D1Database, command: SaveDraftCommand, nowMs
 
     const draftId = command.draftId.toLowerCase();
     const expected = command.expectedRevision ?? 0;
-    // C.1: the guard and the publication's revision-checked INSERT…SELECT serialise in D1, so a
-    // save can never change a draft after (or while) it is published.
-    const unpublished = command.dialogueEnabled === true ? " AND NOT EXISTS (SELECT 1 FROM dialogue_replies WHERE draft_id = ?)" : "";
-    const updated = await run(
-      db,
-      statement(
-        `UPDATE owner_drafts SET body = ?, revision = revision + 1, updated_at = ?
-         WHERE draft_id = ? AND contact_id = ? AND revision = ?${unpublished}`,
-        command.text,
-        now,
-        draftId,
-        contactId,
-        expected,
-        ...(command.dialogueEnabled === true ? [draftId] : []),
-      ),
-    );
+    // A published reply never changes (07 §4.1), whatever the flags: with DIALOGUE_ENABLED off the
+    // reply still waits for its visitor, so the owner's record of it must not drift. The guard is
+    // left out only where 0007 was never applied, so nothing can have been published.
+    const guarded = await repliesTableExists(db);
+    const update = guarded
+      ? statement(UPDATE_UNPUBLISHED_DRAFT_SQL, command.text, now, draftId, contactId, expected, draftId)
+      : statement(UPDATE_DRAFT_SQL, command.text, now, draftId, contactId, expected);
+    const updated = await run(db, update);
     const stored = await first<StoredDraft>(db, statement(READ_DRAFT_SQL, draftId));
     if (stored === null || stored.contact_id !== contactId) return { status: "draft_not_found" };
-    if (updated.meta.changes !== 1 && command.dialogueEnabled === true) {
+    if (updated.meta.changes !== 1 && guarded) {
       const published = await publishedReplyIdsOf(db, [draftId]);
       if (published.get(draftId) != null) return { status: "draft_published" };
     }

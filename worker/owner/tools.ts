@@ -20,7 +20,7 @@
 import type { EventAnnotations } from "../contracts/events";
 import type { OWNER_TOOL_NAMES } from "../contracts/tools";
 import { defineTool, failure, success, type RegisteredTool, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
-import { isOn } from "../config/flags";
+import { dialogueFlags } from "../config/flags";
 import { StorageError } from "../storage/d1";
 import { markContactRead } from "../storage/dialogue-sql";
 import type { OwnerScope } from "./oauth/scopes";
@@ -66,20 +66,18 @@ function sinceFilter(value: string | undefined): string | undefined {
 
 /**
  * Read receipts (07 §6): opening one contact in full (`contact_id` with
- * `detail: "full"`) marks it read — never a listing. Only with both
- * DIALOGUE_ENABLED and DIALOGUE_READ_RECEIPTS_ENABLED on: receipts are
- * meaningless without the dialogue (which `magnt flags` requires first), and
- * with DIALOGUE_ENABLED off no C.1 table is touched (07 §1). Best effort: a
- * storage failure to record the read is swallowed (07 §6) and never changes
- * the owner's answer; anything else is a bug and is not hidden.
+ * `detail: "full"`) marks it read — never a listing. Called only with read
+ * receipts in force (`dialogueFlags`: DIALOGUE_ENABLED and
+ * DIALOGUE_READ_RECEIPTS_ENABLED both on), because receipts are meaningless
+ * without the dialogue. Best effort: a storage failure to record the read is
+ * swallowed (07 §6) and never changes the owner's answer; anything else is a
+ * bug and is not hidden.
  */
 async function recordFullRead(
   db: D1Database,
-  ctx: ToolContext,
   args: { contact_id?: string | undefined; detail?: "preview" | "full" | undefined },
   items: readonly { contact_id: string }[],
 ): Promise<void> {
-  if (!isOn(ctx.env, "DIALOGUE_ENABLED") || !isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED")) return;
   if (args.contact_id === undefined || args.detail !== "full") return;
   const item = items.find((candidate) => candidate.contact_id === args.contact_id!.toLowerCase());
   if (item === undefined) return;
@@ -104,6 +102,7 @@ export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({
     const includeTests = args.include_tests ?? false;
     const db = database(ctx);
     if (db === null) return fail("storage_error", { include_tests: includeTests });
+    const flags = dialogueFlags(ctx.env);
     const result = await listContacts(db, {
       ...(args.contact_id !== undefined ? { contactId: args.contact_id } : {}),
       includeTests,
@@ -112,10 +111,11 @@ export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({
       limit: args.limit ?? 20,
       ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
       detail: args.detail ?? "preview",
-      ...(isOn(ctx.env, "DIALOGUE_ENABLED") ? { dialogue: { readReceipts: isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED") } } : {}),
+      // With the dialogue on, the C.1 fields (07 §4.2); fetch times only with read receipts in force.
+      ...(flags.dialogue ? { dialogue: { readReceipts: flags.readReceipts } } : {}),
     });
     if (result.status !== "ok") return fail(result.status, { include_tests: includeTests });
-    await recordFullRead(db, ctx, args, result.items);
+    if (flags.readReceipts) await recordFullRead(db, args, result.items);
     return success(
       { status: "ok", items: result.items, next_cursor: result.next_cursor },
       { tool_result: "ok", items_returned: result.items.length, include_tests: includeTests },
@@ -173,7 +173,6 @@ export const ownerSaveDraftTool: OwnerTool = /* @__PURE__ */ scoped(
           text: args.text,
           ...(args.draft_id !== undefined ? { draftId: args.draft_id } : {}),
           ...(args.expected_revision !== undefined ? { expectedRevision: args.expected_revision } : {}),
-          dialogueEnabled: isOn(ctx.env, "DIALOGUE_ENABLED"),
         },
         Date.now(),
       );

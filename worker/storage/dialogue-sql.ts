@@ -9,8 +9,9 @@
  *
  * Every statement is constant SQL with bound values (09 §1). Readers throw
  * `StorageError` (d1.ts); callers turn it into their own failure value. With
- * the dialogue flags off nothing here is ever called, so no C.1 table is
- * touched (07 §1).
+ * the dialogue flags off nothing here is called except the immutability guard
+ * of `owner_save_draft` (`repliesTableExists`, `UNPUBLISHED_DRAFT_CONDITION`),
+ * which only reads: no C.1 table is written (07 §1, §4.1).
  */
 import { DIALOGUE_ID_PREFIX, DIALOGUE_LIST_MAX, REPLY_ID_PREFIX } from "../contracts/tools";
 import { all, first, run, statement, StorageError, type Statement } from "./d1";
@@ -376,6 +377,32 @@ export async function dialogueViewsOf(
   }
   return views;
 }
+
+// ---------------------------------------------------------------- a published reply never changes (07 §4.1)
+
+/**
+ * Whether migration 0007 created `dialogue_replies`. `owner_save_draft` guards
+ * every update of a draft with `UNPUBLISHED_DRAFT_CONDITION` whatever the
+ * flags; on a database without 0007 (B.1: 0006 only) nothing was ever
+ * published, and the guard — which would not even prepare there — is left out.
+ * Concurrency: 0007 applied between this check and the update leaves a new,
+ * empty table; a reply of this draft would need a dialogue opened and a
+ * publication made in that gap, so the unguarded update cannot overwrite one.
+ */
+export async function repliesTableExists(db: D1Database): Promise<boolean> {
+  const row = await first<{ present: number }>(
+    db,
+    statement("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dialogue_replies') AS present"),
+  );
+  return row?.present === 1;
+}
+
+/**
+ * AND-ed into `owner_save_draft`'s update (one bound value: the draft id): the
+ * update and the publication's revision-checked INSERT…SELECT serialise in
+ * D1, so a save never changes a draft after (or while) it is published.
+ */
+export const UNPUBLISHED_DRAFT_CONDITION = "NOT EXISTS (SELECT 1 FROM dialogue_replies WHERE draft_id = ?)";
 
 /** Each given draft's published reply id, or null (07 §4.2 `published_reply_id`; 06 §6.3 `draft_published`). */
 export async function publishedReplyIdsOf(db: D1Database, draftIds: readonly string[]): Promise<Map<string, string | null>> {

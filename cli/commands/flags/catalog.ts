@@ -30,6 +30,23 @@ export interface FlagSpec {
   readBy: Partial<Record<Role, RolePrerequisites>>;
   /** Migration files that must exist in this codebase before the flag can be enabled at all. */
   release?: { migrations: readonly string[]; label: string };
+  /** What turning the flag off stops, where the Worker's code says exactly that (`disable` and its --help). */
+  offEffect?: OffEffect;
+}
+
+/**
+ * What `disable` tells the operator about a flag other flags depend on. Each
+ * sentence restates what the Worker's code does with the flag off (for the
+ * dialogue: worker/config/flags.ts `dialogueFlags`), so it is kept next to the
+ * prerequisites that make the dependents.
+ */
+export interface OffEffect {
+  /** One line for `magnt flags disable --help`. */
+  summary: string;
+  /** What stops on a Worker of each role that reads the flag, printed before the confirmation. */
+  stops: Partial<Record<Role, string>>;
+  /** How a dependent flag left set behaves while this one is off (it follows the dependent's name). */
+  dependents: string;
 }
 
 const none: RolePrerequisites = { migrations: [], secrets: [], cron: false, flags: [] };
@@ -49,6 +66,22 @@ const goals = prereq({
 });
 const ownerSecrets: readonly SecretName[] = ["OWNER_GITHUB_ID", "OWNER_TOKEN_SIGNING_KEY"];
 const dialogue = prereq({ migrations: [OWNER_MIGRATION, DIALOGUE_MIGRATION], secrets: ["DIALOGUE_TOKEN_KEY"] });
+
+const KEPT = "dialogues, replies and read marks stay stored (a published reply stays unchangeable) and are served again once it is enabled";
+/** 07 §1: with DIALOGUE_ENABLED off, tokens, publishing, fetching, revoking and read receipts all stop. */
+const DIALOGUE_OFF: OffEffect = {
+  summary: "new dialogue tokens, follow-ups, publishing, fetching, revoking and read receipts all stop; stored dialogues, replies and read marks are kept",
+  stops: {
+    monolith:
+      "propose_contact neither issues nor accepts dialogue tokens, fetch_contact_reply is gone (visitors cannot fetch replies, even published ones) " +
+      `and visitors see no read receipts; ${KEPT}`,
+    core:
+      "propose_contact neither issues nor accepts dialogue tokens, fetch_contact_reply is gone (visitors cannot fetch replies, even published ones), " +
+      "owner_publish_reply and owner_revoke_dialogue are gone, the owner's reads are not recorded and no read receipts or dialogue state are shown; " +
+      KEPT,
+  },
+  dependents: "stays set but does nothing while DIALOGUE_ENABLED is off, and takes effect again as soon as it is enabled",
+};
 
 export const FLAG_SPECS: Record<FlagName, FlagSpec> = {
   TELEGRAM_NOTIFICATIONS_ENABLED: { name: "TELEGRAM_NOTIFICATIONS_ENABLED", enableValue: "true", defaultLabel: "off", readBy: { monolith: telegram, core: telegram } },
@@ -81,7 +114,14 @@ export const FLAG_SPECS: Record<FlagName, FlagSpec> = {
     readBy: { core: prereq({ flags: ["OWNER_MCP_ENABLED"] }), owner_gateway: prereq({ flags: ["OWNER_MCP_ENABLED"] }) },
     release: OWNER_RELEASE,
   },
-  DIALOGUE_ENABLED: { name: "DIALOGUE_ENABLED", enableValue: "true", defaultLabel: "off", readBy: { monolith: dialogue, core: dialogue }, release: DIALOGUE_RELEASE },
+  DIALOGUE_ENABLED: {
+    name: "DIALOGUE_ENABLED",
+    enableValue: "true",
+    defaultLabel: "off",
+    readBy: { monolith: dialogue, core: dialogue },
+    release: DIALOGUE_RELEASE,
+    offEffect: DIALOGUE_OFF,
+  },
   DIALOGUE_REPLIES_ENABLED: {
     name: "DIALOGUE_REPLIES_ENABLED",
     enableValue: "true",
@@ -106,6 +146,11 @@ export function flagsReadBy(role: Role): FlagName[] {
 /** Flags whose prerequisites name `name` for this role (warned about on `disable`). */
 export function dependentsOf(name: FlagName, role: Role): FlagName[] {
   return FLAG_NAMES.filter((other) => FLAG_SPECS[other].readBy[role]?.flags.includes(name) === true);
+}
+
+/** Flags whose prerequisites name `name` on any Worker (for `disable --help`). */
+export function dependentsOnAnyRole(name: FlagName): FlagName[] {
+  return FLAG_NAMES.filter((other) => Object.values(FLAG_SPECS[other].readBy).some((prerequisites) => prerequisites.flags.includes(name)));
 }
 
 /** Migration files of a flag's release that this codebase does not have yet. */

@@ -21,7 +21,7 @@ import { requireConfirmation } from "../../lib/prompts";
 import { resolveMode, resolveTarget, type D1Target } from "../../lib/target";
 import { deleteWorkerSecret, isBindingInUse, listWorkerSecrets, putWorkerSecret } from "../../lib/worker-secrets";
 import { hasContactsDatabase, roleOfConfig } from "../../lib/wrangler-config";
-import { dependentsOf, FLAG_SPECS, flagsReadBy, missingReleaseMigrations, NOTIFY_CRON, type FlagSpec } from "./catalog";
+import { dependentsOf, dependentsOnAnyRole, FLAG_SPECS, flagsReadBy, missingReleaseMigrations, NOTIFY_CRON, type FlagSpec } from "./catalog";
 
 export interface FlagCheck {
   check: string;
@@ -72,10 +72,21 @@ export function registerFlags(program: Command, ctx: CliContext): void {
     .action(defineAction<Record<string, never>>(ctx, (rt, args) => runEnable(rt, args[0] ?? "")));
   flags
     .command("disable")
-    .description("confirm, then remove the flag (warns about flags that depend on it)")
+    .description("confirm, then remove the flag (says what stops, and warns about flags that depend on it)")
     .argument("<flag>", FLAG_NAMES.join("|"))
-    .addHelpText("after", examples(["magnt flags disable TELEGRAM_NOTIFICATIONS_ENABLED --yes"]))
+    .addHelpText("after", `${offEffectsHelp()}${examples(["magnt flags disable TELEGRAM_NOTIFICATIONS_ENABLED --yes"])}`)
     .action(defineAction<Record<string, never>>(ctx, (rt, args) => runDisable(rt, args[0] ?? "")));
+}
+
+/** The `disable --help` section on what stops, from the catalog's `offEffect`s. */
+function offEffectsHelp(): string {
+  const lines = FLAG_NAMES.flatMap((name) => {
+    const effect = FLAG_SPECS[name].offEffect;
+    if (effect === undefined) return [];
+    const dependents = dependentsOnAnyRole(name);
+    return [`  ${name} off: ${effect.summary}.`, ...(dependents.length > 0 ? [`    ${dependents.join(", ")}: each ${effect.dependents}.`] : [])];
+  });
+  return lines.length === 0 ? "" : `\nWhat stops:\n${lines.join("\n")}\n`;
 }
 
 function resolveFlagTarget(rt: CommandRuntime): FlagTarget {
@@ -271,9 +282,16 @@ async function runDisable(rt: CommandRuntime, rawFlag: string): Promise<void> {
   const spec = parseFlag(rawFlag, flagTarget);
   const snapshot = await readSnapshot(rt, flagTarget);
   const checks: FlagCheck[] = [];
+  const effect = spec.offEffect;
+  const stops = effect?.stops[flagTarget.role];
+  if (stops !== undefined) out.info(`with ${spec.name} off on the ${flagTarget.role} Worker ${flagTarget.worker}: ${stops}`);
   for (const dependent of dependentsOf(spec.name, flagTarget.role)) {
     if (!snapshot.on(dependent)) continue;
-    out.warn(`${dependent} is still on and needs ${spec.name}; it stops working until ${spec.name} is enabled again (disable it too)`);
+    out.warn(
+      effect === undefined
+        ? `${dependent} is still on and needs ${spec.name}; it stops working until ${spec.name} is enabled again (disable it too)`
+        : `${dependent} is still on and needs ${spec.name}: it ${effect.dependents} (disable it too if it should not)`,
+    );
     checks.push({ check: `dependent flag ${dependent} off`, ok: false, detail: "still on" });
   }
   const offState = flagTarget.mode === "local" ? "off" : "not_set";
