@@ -10,7 +10,8 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Env, OwnerCoreBinding, OwnerMcpRpcAuth, OwnerMcpRpcRequest, OwnerMcpRpcResponse } from "../../worker/config/env";
+import type { Env } from "../../worker/config/env";
+import type { OwnerCoreBinding, OwnerMcpRpcAuth, OwnerMcpRpcRequest, OwnerMcpRpcResponse } from "../../worker/contracts/owner-wire";
 import { createDoor } from "../../worker/edge/pipeline";
 import { ownerRoutes } from "../../worker/entries/owner-routes";
 import { deriveOwnerKeys, parseOwnerConfig, type OwnerEnv } from "../../worker/owner/index";
