@@ -7,17 +7,11 @@
  * contracts/forwarding.ts (never assembled from a template). The checker is
  * run on synthetic sources too, so each rule is known to fire.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FORWARDING_HEADERS, SCRUBBED_HEADER_PREFIXES } from "../../worker/contracts/forwarding";
-
-const ROOT = join(__dirname, "..", "..");
-
-interface SourceFile {
-  readonly path: string;
-  readonly text: string;
-}
+import { ROOT, sourcesUnder, withoutComments, type SourceFile } from "../helpers/sources";
 
 interface Rule {
   readonly what: string;
@@ -37,11 +31,6 @@ const RULES: readonly Rule[] = [
   ),
 ];
 
-/** Source text without comments, so a name quoted in a JSDoc is not read as code. */
-function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
-}
-
 /** Every piece written outside its one module, one line each. */
 export function singleSourceViolations(files: readonly SourceFile[]): string[] {
   const problems: string[] = [];
@@ -52,19 +41,6 @@ export function singleSourceViolations(files: readonly SourceFile[]): string[] {
     }
   }
   return problems;
-}
-
-function sourcesUnder(folder: string): SourceFile[] {
-  const out: SourceFile[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (name.endsWith(".ts")) out.push({ path: relative(ROOT, full).split(sep).join("/"), text: readFileSync(full, "utf8") });
-    }
-  };
-  walk(join(ROOT, folder));
-  return out;
 }
 
 describe("security-critical code exists once in worker/", () => {
