@@ -3,6 +3,10 @@
  * optional: each deployable has a different subset, and the code must behave as
  * specified when one is missing (for example `not_saved` without `CONTACTS`).
  */
+import type { OwnerCoreBinding } from "../contracts/owner-wire";
+
+/** The owner binding's contract lives with its codec (contracts/owner-wire.ts); named here because `Env` types the binding. */
+export type { OwnerCoreBinding, OwnerMcpRpcAuth, OwnerMcpRpcRequest, OwnerMcpRpcResponse } from "../contracts/owner-wire";
 
 /** Workers Rate Limiting binding (01 §14). */
 export interface RateLimitBinding {
@@ -12,36 +16,6 @@ export interface RateLimitBinding {
 /** Analytics Engine dataset binding (01 §13). */
 export interface AnalyticsBinding {
   writeDataPoint(point: { blobs?: string[]; doubles?: number[]; indexes?: string[] }): void;
-}
-
-/** `handleOwnerMcp`'s request (06 §5): structured-clone values only, no `Request` object. */
-export interface OwnerMcpRpcRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: [string, string][];
-  /** At most 24 576 bytes; null when there is none. */
-  readonly body: ArrayBuffer | null;
-}
-
-/** The token the owner gateway verified and the claims it read from it; core verifies both again (06 §5). */
-export interface OwnerMcpRpcAuth {
-  readonly token: string;
-  readonly claims: Readonly<Record<string, unknown>>;
-}
-
-/** `handleOwnerMcp`'s answer: a buffered body for an answer that ends, the unread stream otherwise (06 §5). */
-export interface OwnerMcpRpcResponse {
-  readonly status: number;
-  readonly headers: [string, string][];
-  readonly body: ArrayBuffer | ReadableStream<Uint8Array> | null;
-}
-
-/** Core's named entrypoint `OwnerEntrypoint` as the owner gateway's `OWNER_CORE` binding sees it (06 §5). */
-export interface OwnerCoreBinding {
-  handleOwnerMcp(req: OwnerMcpRpcRequest, auth: OwnerMcpRpcAuth): Promise<OwnerMcpRpcResponse>;
-  /** True only for the first caller with `id`; throws when core refuses (owner off or misconfigured) or cannot store. */
-  spendOnce(id: string, kind: "code" | "refresh" | "family", expiresAt: string): Promise<boolean>;
-  isSpent(id: string): Promise<boolean>;
 }
 
 export interface Env {

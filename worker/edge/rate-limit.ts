@@ -8,6 +8,7 @@
  * the platform's limiter. This is abuse control, not identity inference.
  */
 import type { Role } from "../contracts/events";
+import { FORWARDING_HEADERS } from "../contracts/forwarding";
 import type { Env } from "../config/env";
 import { sha256Hex } from "../lib/hash";
 import type { PublicWriteLimiter } from "../lib/tool-definition";
@@ -40,7 +41,7 @@ export function publicWriteLimiter(request: Request, env: Env, role: Role): Publ
  */
 export async function rateLimitKeyFor(request: Request, role: Role, now: Date = new Date()): Promise<string> {
   if (role === "core") {
-    const forwarded = request.headers.get("x-magnt-client-key");
+    const forwarded = request.headers.get(FORWARDING_HEADERS.clientKey);
     if (forwarded !== null && /^[0-9a-f]{64}$/.test(forwarded)) return forwarded;
   }
   return rateLimitKey(request.headers.get("cf-connecting-ip") ?? "unknown", now);

@@ -9,6 +9,7 @@
 import { CONTROLLED_TEST_UA_PREFIX } from "../contracts/versions";
 import { EVENT_FIELD_MAX } from "../contracts/limits";
 import type { EventAnnotations, EventType, Outcome, RequestEvent, Role, ScheduledEvent } from "../contracts/events";
+import { FORWARDING_HEADERS, type EdgeFact } from "../contracts/forwarding";
 import type { Env } from "../config/env";
 import { parseStrictInteger, sanitizeOrEmpty } from "./sanitize";
 import { classifyUserAgent } from "./ua";
@@ -123,12 +124,12 @@ interface EdgeFacts {
 
 /**
  * Country, colo, city and ASN. The public Workers read `request.cf`; core has no
- * public route and learns them only from the gateway's `x-magnt-edge-*` headers,
- * which it honours in the core role only (01 §2.3).
+ * public route and learns them only from the gateway's edge-fact headers
+ * (contracts/forwarding.ts), which it honours in the core role only (01 §2.3).
  */
 function edgeFacts(request: Request, role: Role): EdgeFacts {
   if (role === "core") {
-    const header = (name: string) => request.headers.get(`x-magnt-edge-${name}`);
+    const header = (fact: EdgeFact) => request.headers.get(FORWARDING_HEADERS.edge[fact]);
     return {
       country: sanitizeOrEmpty(header("country"), EVENT_FIELD_MAX.country),
       colo: sanitizeOrEmpty(header("colo"), EVENT_FIELD_MAX.colo),

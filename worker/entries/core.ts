@@ -8,7 +8,8 @@
  * (notify/cleanup.ts), which core already runs.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import type { Env, OwnerMcpRpcResponse } from "../config/env";
+import type { Env } from "../config/env";
+import type { OwnerMcpRpcResponse } from "../contracts/owner-wire";
 import { createDoor } from "../edge/pipeline";
 import { handleOwnerMcp, ownerIsSpent, ownerSpendOnce } from "../mcp/owner-rpc";
 import { dialogueServed, servePublicMcp } from "../mcp/public-server";

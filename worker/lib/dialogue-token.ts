@@ -11,16 +11,17 @@
  *   (within the re-issue window of 07 §3 step 4).
  * - A database leak: only SHA-256 of the whole token string is stored, so rows
  *   cannot be turned back into working tokens.
- * - Timing: the presented token's digest is compared with `timingSafeEqual` on
- *   32-byte digests; when no dialogue exists it is compared with a fixed dummy
+ * - Timing: the presented token's digest is compared in constant time
+ *   (lib/constant-time.ts) with the stored 32-byte digest; when no dialogue exists it is compared with a fixed dummy
  *   digest, so "no such dialogue" and "wrong token" do the same work.
  * - A bad key: anything but base64url of at least 32 bytes is refused (null), and
  *   the callers then fail closed — no token is derived or verified.
  * Nothing here logs, and no value computed here ever reaches telemetry.
  */
 import { DIALOGUE_TOKEN_PREFIX } from "../contracts/tools";
-import { base64urlNoPad, decodeBase64urlKey } from "./base64url";
-import { sha256Hex } from "./hash";
+import { decodeBase64urlKey, encodeBase64url } from "./base64url";
+import { constantTimeEqualBytes } from "./constant-time";
+import { sha256, sha256Hex } from "./hash";
 
 /** Minimum decoded length of `DIALOGUE_TOKEN_KEY` (07 §2, 00 §7). */
 export const MIN_DIALOGUE_KEY_BYTES = 32;
@@ -43,7 +44,7 @@ export async function importDialogueKey(secret: string | undefined): Promise<Dia
 /** `dt_` + base64url_nopad(HMAC-SHA256(key, UTF-8 dialogue_id)): 46 characters (07 §2). */
 export async function deriveDialogueToken(key: DialogueKey, dialogueId: string): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", key.hmac, encoder.encode(dialogueId));
-  return DIALOGUE_TOKEN_PREFIX + base64urlNoPad(new Uint8Array(mac));
+  return DIALOGUE_TOKEN_PREFIX + encodeBase64url(new Uint8Array(mac));
 }
 
 /** The stored form: lower-case hex SHA-256 of the whole token string. */
@@ -67,9 +68,9 @@ function hexToBytes(hex: string): Uint8Array | null {
  * false; a revoked dialogue is refused by the caller after this comparison.
  */
 export async function tokenMatchesHash(presented: string, storedHash: string | null): Promise<boolean> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(presented)));
+  const digest = await sha256(presented);
   const stored = storedHash === null ? null : hexToBytes(storedHash);
-  const equal = crypto.subtle.timingSafeEqual(digest, stored ?? DUMMY_DIGEST);
+  const equal = constantTimeEqualBytes(digest, stored ?? DUMMY_DIGEST);
   return stored !== null && equal;
 }
 

@@ -1,11 +1,15 @@
-/** Hashing helpers shared by the stores, the rate limiter and the discovery documents. */
+/** Hashing helpers shared by the stores, the rate limiter, the discovery documents and the token code. */
 
 const encoder = new TextEncoder();
 
+/** SHA-256 of the UTF-8 bytes of `text`. */
+export async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
 /** Lower-case hex SHA-256 of the UTF-8 bytes of `text`. */
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return toHex(new Uint8Array(digest));
+  return toHex(await sha256(text));
 }
 
 function toHex(bytes: Uint8Array): string {

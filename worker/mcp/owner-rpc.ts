@@ -1,7 +1,8 @@
 /**
  * Core's side of the owner Service Binding contract (06 §5), called by the
  * thin `OwnerEntrypoint` of worker/entries/core.ts: `handleOwnerMcp`,
- * `spendOnce`, `isSpent`.
+ * `spendOnce`, `isSpent`. The wire itself (shapes, decoding the request,
+ * encoding the answer) is contracts/owner-wire.ts, shared with the gateway.
  *
  * Threat model: core never trusts the caller. RPC methods are not reachable
  * over HTTP, but core still treats every argument as untrusted input:
@@ -18,7 +19,8 @@
  */
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { MAX_POST_BODY_BYTES } from "../contracts/limits";
-import type { Env, OwnerMcpRpcAuth, OwnerMcpRpcResponse } from "../config/env";
+import type { Env } from "../config/env";
+import { decodeOwnerMcpRequest, encodeOwnerMcpResponse, type OwnerMcpRpcAuth, type OwnerMcpRpcResponse } from "../contracts/owner-wire";
 import type { DoorRequest } from "../edge/pipeline";
 import { jsonRpcErrorResponse, textResponse, withHeaders } from "../edge/responses";
 import { emitRequestEvent, startRequestTelemetry, type RequestTelemetry } from "../edge/telemetry";
@@ -46,7 +48,7 @@ const FALLBACK_URL = "https://owner.invalid/mcp";
 
 /** `handleOwnerMcp(req, auth)` (06 §5): exactly one `owner_mcp_request` event, whatever happens. */
 export async function handleOwnerMcp(env: Env, ctx: ExecutionContext, req: unknown, auth: unknown): Promise<OwnerMcpRpcResponse> {
-  const forwarded = readForwardedRequest(req);
+  const forwarded = decodeOwnerMcpRequest(req);
   const request = forwarded?.request ?? new Request(FALLBACK_URL, { method: "POST" });
   const url = new URL(request.url);
   const telemetry = startRequestTelemetry(request, url, "core", "owner_mcp_request");
@@ -62,37 +64,10 @@ export async function handleOwnerMcp(env: Env, ctx: ExecutionContext, req: unkno
     response = withHeaders(textResponse(503, "Service temporarily unavailable"), MCP_HEADERS);
   }
   try {
-    return await toRpcResponse(response, telemetry.outcome() === "stream_opened");
+    return await encodeOwnerMcpResponse(response, telemetry.outcome() === "stream_opened");
   } finally {
     emitRequestEvent(telemetry.finish(response.status), env);
   }
-}
-
-interface ForwardedRequest {
-  readonly request: Request;
-  readonly body: Uint8Array | null;
-}
-
-/** The structured-clone request of 06 §5 as a `Request`; null when it is not that shape. */
-function readForwardedRequest(value: unknown): ForwardedRequest | null {
-  if (typeof value !== "object" || value === null) return null;
-  const { method, url, headers, body } = value as Record<string, unknown>;
-  if (method !== "POST" || typeof url !== "string" || !Array.isArray(headers)) return null;
-  if (!(body === null || body instanceof ArrayBuffer)) return null;
-  const pairs: [string, string][] = [];
-  for (const pair of headers) {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== "string" || typeof pair[1] !== "string") return null;
-    pairs.push([pair[0], pair[1]]);
-  }
-  let request: Request;
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return null;
-    request = new Request(parsed.href, { method: "POST", headers: pairs });
-  } catch {
-    return null;
-  }
-  return { request, body: body === null ? null : new Uint8Array(body) };
 }
 
 function rejectMalformed(telemetry: RequestTelemetry): Response {
@@ -173,14 +148,6 @@ function scopeChallenge(req: DoorRequest, response: Response, config: OwnerConfi
   const rejection = insufficientScopeResponse(config, needed.length > 0 ? needed : ["owner.read", "owner.write"]);
   req.telemetry.annotate({ outcome: rejection.outcome, tool_result: "insufficient_scope" });
   return withHeaders(rejection.response, MCP_HEADERS);
-}
-
-/** 06 §5's answer: the body buffered for an answer that ends, the unread stream otherwise. */
-async function toRpcResponse(response: Response, stream: boolean): Promise<OwnerMcpRpcResponse> {
-  const headers = [...response.headers] as [string, string][];
-  if (response.body === null) return { status: response.status, headers, body: null };
-  if (stream) return { status: response.status, headers, body: response.body };
-  return { status: response.status, headers, body: await response.arrayBuffer() };
 }
 
 // ---------------------------------------------------------------- spendOnce / isSpent

@@ -53,6 +53,8 @@ export interface OwnerAnswer {
   /** Null: the pipeline's status default (`http_success` / `http_error`) applies. */
   readonly outcome: Outcome | null;
   readonly step: OwnerStep;
+  /** Set on owner `/mcp` once the request was admitted and handed to core (`forwarded_to_core`, 06 §9). */
+  readonly forwardedToCore?: true;
 }
 
 export type OwnerHandler = (input: OwnerInput, env: OwnerEnv, deps: OwnerDeps) => Promise<OwnerAnswer>;
@@ -76,11 +78,25 @@ export type OwnerGate =
  */
 export async function openGate(env: OwnerEnv, role: OwnerRole, step: OwnerStep): Promise<OwnerGate> {
   const state = resolveOwner(env, role);
-  if (state.kind === "disabled") return { open: false, answer: { response: notFound(), outcome: "owner_disabled", step } };
-  if (state.kind === "misconfigured") {
-    return { open: false, answer: { response: serviceUnavailable(), outcome: "owner_misconfigured", step } };
-  }
+  if (state.kind !== "ready") return { open: false, answer: closedAnswer(state.kind, step) };
   return { open: true, config: state.config, keys: await deriveOwnerKeys(state.config.signingKey) };
+}
+
+/**
+ * The gate's answer without opening it: the 404 / 503 when the owner MCP is
+ * off or misconfigured for `role`, null when it is ready. Synchronous (no
+ * keys are derived), for the answers that need no configuration: 405, the
+ * preflight and paths that do not exist.
+ */
+export function closedGate(env: OwnerEnv, role: OwnerRole, step: OwnerStep): OwnerAnswer | null {
+  const state = resolveOwner(env, role);
+  return state.kind === "ready" ? null : closedAnswer(state.kind, step);
+}
+
+function closedAnswer(kind: "disabled" | "misconfigured", step: OwnerStep): OwnerAnswer {
+  return kind === "disabled"
+    ? { response: notFound(), outcome: "owner_disabled", step }
+    : { response: serviceUnavailable(), outcome: "owner_misconfigured", step };
 }
 
 /** Runs `body` behind the gate. */

@@ -2,10 +2,12 @@
  * Owner capability (06): the local OAuth 2.1 server pinned to one GitHub
  * account, the bearer check, and the owner's own data. What other layers may
  * use; the owner gateway's route table and core's `OwnerEntrypoint` are wired
- * in worker/entries.
+ * in worker/entries, and the Service Binding's wire is contracts/owner-wire.ts.
  *
  * - config.ts          secrets/flags → OwnerConfig, fail closed (§1)
  * - http.ts            handler input/deps/answer, the gate (404 off / 503 misconfigured)
+ * - gateway.ts         the owner gateway's side: handlers for the pipeline, the gate on 405 /
+ *                      preflight / unknown paths, the ledger over OWNER_CORE, `/mcp` handed to core
  * - bearer.ts          /mcp bearer check and challenges (§4), shared with core (§5)
  * - spent.ts           the single-use ledger on D1 (§5)
  * - store.ts           owner queries for the four tools (§6–§7)
@@ -28,6 +30,7 @@ export {
   type OwnerState,
 } from "./config";
 export {
+  closedGate,
   gated,
   openGate,
   ownerInput,
@@ -53,6 +56,18 @@ export {
   type OwnerAuthentication,
 } from "./bearer";
 export { d1SpentLedger } from "./spent";
+export {
+  coreSpentLedger,
+  forwardOwnerMcp,
+  gatedMethodNotAllowed,
+  gatewayDeps,
+  ownerHandler,
+  ownerMcpPreflight,
+  sendOwnerAnswer,
+  serveConsentForm,
+  unknownOwnerPath,
+  type AnswerHeaders,
+} from "./gateway";
 export { deriveOwnerKeys, type OwnerKeys } from "./oauth/keys";
 export { verifyAccessToken, type AccessClaims } from "./oauth/objects";
 export { OWNER_SCOPES, scopesOf, type OwnerScope } from "./oauth/scopes";

@@ -18,7 +18,7 @@ import {
   UNPUBLISHED_DRAFT_CONDITION,
   type OwnerDialogueView,
 } from "../storage/dialogue-sql";
-import { base64url } from "./oauth/encoding";
+import { decodeBase64url, encodeBase64url } from "../lib/base64url";
 import { labelVisitorContent, previewText, type VisitorContent } from "./visitor-content";
 
 export const DRAFT_ID_PREFIX = "dr_";
@@ -39,17 +39,16 @@ interface CursorPosition {
 const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export function encodeCursor(position: CursorPosition): string {
-  return base64url(new TextEncoder().encode(JSON.stringify({ c: position.c, i: position.i })));
+  return encodeBase64url(new TextEncoder().encode(JSON.stringify({ c: position.c, i: position.i })));
 }
 
 /** Decodes a cursor of `{"c": created_at, "i": id}`; null for anything else (→ `invalid_cursor`). */
 export function decodeCursor(cursor: string, idPattern: RegExp): CursorPosition | null {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  const bytes = /^[A-Za-z0-9_-]+$/.test(cursor) ? decodeBase64url(cursor) : null;
+  if (bytes === null) return null;
   let value: unknown;
   try {
-    const base64 = cursor.replaceAll("-", "+").replaceAll("_", "/");
-    const binary = atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(Uint8Array.from(binary, (char) => char.charCodeAt(0))));
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes));
   } catch {
     return null;
   }

@@ -24,7 +24,8 @@ import { bodyText, gated, singleParams, type OwnerAnswer, type OwnerDeps, type O
 import { clearCookie, CSRF_COOKIE, LINK_COOKIE, readCookie, setCookie } from "./cookies";
 import { clientDisplayName } from "./client-name";
 import { consentPageHtml } from "./consent-page";
-import { clientIdHash, constantTimeEqual, randomToken, sha256Base64url } from "./encoding";
+import { constantTimeEqual } from "../../lib/constant-time";
+import { clientIdHash, randomToken, sha256Base64url } from "./encoding";
 import { contentSecurityPolicy, errorPage, htmlHeaders } from "./html";
 import type { OwnerKeys } from "./keys";
 import { CLIENT_ID_MAX, issueConsentRequest, issueLinkRequest, verifyClientId, verifyConsentRequest, type GrantRequest } from "./objects";

@@ -20,7 +20,8 @@
 import { jsonResponse } from "../../edge/responses";
 import type { OwnerEnv } from "../config";
 import { ANY_ORIGIN, bodyText, gated, oauthJsonError, singleParams, type OwnerAnswer, type OwnerContext, type OwnerDeps, type OwnerInput, type OwnerStep } from "../http";
-import { clientIdHash, constantTimeEqual, sha256Base64url } from "./encoding";
+import { constantTimeEqual } from "../../lib/constant-time";
+import { clientIdHash, sha256Base64url } from "./encoding";
 import { CLIENT_ID_MAX, issueTokens, LIFETIME, verifyClientId, verifyCode, verifyRefreshToken, type IssuedTokens } from "./objects";
 import { formatScope, isSubset, parseScope, scopesOf } from "./scopes";
 import { seconds } from "./signed";
