@@ -1,9 +1,10 @@
 /**
- * The `magnt` program: global options (08 §2), the commands, and the single
- * place where failures become exit codes and `--json` error objects (08 §3).
+ * The `magnt` program: the commands on the root command (global options of
+ * 08 §2, cli/lib/options.ts), and the single place where failures become exit
+ * codes and `--json` error objects (08 §3).
  */
-import { Command, CommanderError } from "commander";
-import { PACKAGE_VERSION } from "../worker/contracts";
+import { CommanderError, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import type { Command as UntypedCommand } from "commander";
 import { registerDeployGuard } from "./commands/deploy-guard";
 import { registerDev } from "./commands/dev";
 import { registerFlags } from "./commands/flags/index";
@@ -17,22 +18,11 @@ import { registerSmoke } from "./commands/smoke";
 import { examples } from "./lib/command";
 import type { CliContext } from "./lib/context";
 import { CliError, describeUnknown, EXIT, UsageError, type ErrorCode } from "./lib/errors";
+import { createRootCommand, type RootCommand } from "./lib/options";
 
 /** Builds a fresh program bound to a context (one per run, so tests never share state). */
-export function createProgram(ctx: CliContext): Command {
-  const program = new Command("magnt")
-    .description("Operator CLI of the MAGNT MCP Door")
-    .version(PACKAGE_VERSION, "--version", "print the version and exit")
-    .helpOption("--help", "show help")
-    .option("--json", "machine output on stdout; implies no prompts and no colour")
-    .option("--config <path>", "Wrangler config (default: wrangler.local.jsonc locally, wrangler.jsonc with --remote)")
-    .option("--env <name>", "Wrangler environment, passed to Wrangler as --env")
-    .option("--local", "use the local D1 (default)")
-    .option("--remote", "use the remote D1")
-    .option("--persist-to <dir>", "local state directory (local mode only)")
-    .option("--yes", "answer yes to every confirmation")
-    .option("--no-color", "disable colour (also NO_COLOR; FORCE_COLOR=1 forces it)")
-    .option("--quiet", "suppress progress and informational stderr lines")
+export function createProgram(ctx: CliContext): RootCommand {
+  const program = createRootCommand()
     .exitOverride()
     .showHelpAfterError()
     .configureOutput({
@@ -53,14 +43,16 @@ export function createProgram(ctx: CliContext): Command {
         "magnt metrics observer.ndjson --since 2026-05-01",
       ]) + "\nExit codes: 0 success, 1 check failed, 2 usage error, 3 environment failure.\n",
     );
+  // review, signals and outbox still use commander's untyped declarations (cli/lib/command.ts, defineAction).
+  const untyped = program as unknown as UntypedCommand;
   registerDev(program, ctx);
   registerSmoke(program, ctx);
   registerProbeCheck(program, ctx);
   registerMigrate(program, ctx);
-  registerReview(program, ctx);
-  registerSignals(program, ctx);
+  registerReview(untyped, ctx);
+  registerSignals(untyped, ctx);
   registerFlags(program, ctx);
-  registerOutbox(program, ctx);
+  registerOutbox(untyped, ctx);
   registerDeployGuard(program, ctx);
   registerMetrics(program, ctx);
   for (const command of allCommands(program)) {
@@ -69,7 +61,7 @@ export function createProgram(ctx: CliContext): Command {
   return program;
 }
 
-function allCommands(command: Command): Command[] {
+function allCommands(command: CommandUnknownOpts): CommandUnknownOpts[] {
   return command.commands.flatMap((child) => [child, ...allCommands(child)]);
 }
 
@@ -79,7 +71,7 @@ function allCommands(command: Command): Command[] {
  */
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   const program = createProgram(ctx);
-  let active: Command = program;
+  let active: CommandUnknownOpts = program;
   program.hook("preAction", (_root, actionCommand) => {
     active = actionCommand;
   });
@@ -98,7 +90,7 @@ function wantsJson(argv: readonly string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
 }
 
-function reportFailure(ctx: CliContext, error: unknown, state: { json: boolean; command: Command }): number {
+function reportFailure(ctx: CliContext, error: unknown, state: { json: boolean; command: CommandUnknownOpts }): number {
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
     // Commander has already printed its message (and the help) to stderr.

@@ -16,32 +16,30 @@
  * `wrangler dev` processes on the same local D1 (cli/lib/local-topology.ts
  * says why three, and how they find each other). Without `--owner` nothing
  * differs from the one-process monolith run.
+ *
+ * Layout: this file holds the command (options, URLs, order of the steps);
+ * the `wrangler dev` argv is cli/lib/wrangler-dev.ts, the supervision of the
+ * processes cli/lib/process-group.ts, the split run's plan
+ * cli/lib/local-topology.ts (its files and ports local-topology-files.ts).
  */
-import type { Command } from "commander";
 import { isLoopbackHttpOrigin } from "../../worker/contracts";
-import { defineAction, examples, type CommandRuntime } from "../lib/command";
+import { examples, withRuntime, type CommandRuntime, type ParentCommand } from "../lib/command";
 import type { CliContext } from "../lib/context";
-import { EnvironmentError, UsageError } from "../lib/errors";
+import { UsageError } from "../lib/errors";
+import { prepareLocalSplit, writeLocalSplit } from "../lib/local-topology-files";
+import { localOrigin, scheduledUrl, type LocalSplitPlan } from "../lib/local-topology";
+import { freeLoopbackPorts } from "../lib/loopback-ports";
 import { applyPendingMigrations } from "../lib/migrations";
 import { parseIntegerOption } from "../lib/options";
-import { freeLoopbackPorts, localOrigin, pickSplitPorts, planLocalSplit, scheduledUrl, writeLocalSplit, type LocalSplitPlan } from "../lib/local-topology";
-import { resolveTarget, type D1Target } from "../lib/target";
+import { runProcessGroup, type GroupMember } from "../lib/process-group";
+import { resolveTarget } from "../lib/target";
 import { spawnWrangler } from "../lib/wrangler";
+import { wranglerDevArgs } from "../lib/wrangler-dev";
 
 export { scheduledUrl } from "../lib/local-topology";
 
 export const DEV_DEFAULT_PORT = 8787;
 export const DEV_DEFAULT_IP = "127.0.0.1";
-const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
-
-interface DevOptions {
-  port?: string;
-  ip: string;
-  migrate: boolean;
-  telegramApiOrigin?: string;
-  owner?: boolean;
-  ownerPort?: string;
-}
 
 /**
  * A `TELEGRAM_API_ORIGIN` for local runs: an `http` origin on a loopback name,
@@ -58,7 +56,7 @@ export function parseStandInOrigin(raw: string): string {
   return raw;
 }
 
-export function registerDev(program: Command, ctx: CliContext): void {
+export function registerDev(program: ParentCommand, ctx: CliContext): void {
   program
     .command("dev")
     .description("run the door locally and offline (applies pending local migrations first)")
@@ -79,7 +77,54 @@ export function registerDev(program: Command, ctx: CliContext): void {
         "magnt dev --owner --port 9000 --owner-port 9100",
       ]),
     )
-    .action(defineAction<DevOptions>(ctx, runDev));
+    .action(
+      withRuntime(ctx, async (rt, options) => {
+        const { out, globals } = rt;
+        const port = devPort(options.port, ctx.env);
+        const ip = options.ip.trim();
+        if (ip === "" || /\s/.test(ip)) throw new UsageError("--ip must be an address");
+        if (options.owner !== true && options.ownerPort !== undefined) throw new UsageError("--owner-port only applies with --owner");
+        const owner = options.owner === true ? ownerPort(options.ownerPort, port) : undefined;
+        if (owner !== undefined && globals.env !== undefined) throw new UsageError("--owner generates its own local configs and takes no --env");
+        const telegramApiOrigin = options.telegramApiOrigin === undefined ? undefined : parseStandInOrigin(options.telegramApiOrigin);
+        const target = resolveTarget(ctx, globals, { localOnly: "magnt dev" });
+        const split =
+          owner === undefined
+            ? undefined
+            : await prepareLocalSplit({
+                local: target.config,
+                projectDir: ctx.cwd,
+                cwd: ctx.cwd,
+                ...(target.persistTo === undefined ? {} : { persistTo: target.persistTo }),
+                ip,
+                port,
+                ownerPort: owner,
+                ...(telegramApiOrigin === undefined ? {} : { telegramApiOrigin }),
+              });
+        if (options.migrate) {
+          const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: false });
+          out.info(result.upToDate ? "local migrations: up to date" : `local migrations applied: ${result.applied.join(", ")}`);
+        }
+        if (split !== undefined) {
+          await runOwnerDev(rt, split);
+          return;
+        }
+        printDoorRun(rt, port);
+        const [inspectorPort] = await freeLoopbackPorts(1, [port]);
+        const vars: Array<[string, string]> = [["PUBLIC_ORIGIN", localOrigin(port)]];
+        if (telegramApiOrigin !== undefined) vars.push(["TELEGRAM_API_ORIGIN", telegramApiOrigin]);
+        const args = wranglerDevArgs({
+          config: target.config.path,
+          ...(target.env === undefined ? {} : { env: target.env }),
+          ip,
+          port,
+          inspectorPort: inspectorPort!,
+          vars,
+          ...(target.persistTo === undefined ? {} : { persistTo: target.persistTo }),
+        });
+        await runProcessGroup(ctx.signals, [wranglerDevMember(ctx, { label: "wrangler dev", args, stdin: true }, out.json)]);
+      }),
+    );
 }
 
 /** The port: `--port`, else `$PORT`, else 8787. */
@@ -90,35 +135,6 @@ export function devPort(option: string | undefined, env: Readonly<Record<string,
   return DEV_DEFAULT_PORT;
 }
 
-/**
- * The `wrangler dev` argv of 08 §13. The inspector port is chosen per process
- * (a free loopback port), so several local doors can start at the same moment
- * without racing for Wrangler's default 9229.
- */
-export function devArgs(target: D1Target, ip: string, port: number, inspectorPort: number, telegramApiOrigin?: string): string[] {
-  return [
-    "dev",
-    "--config",
-    target.config.path,
-    ...(target.env === undefined ? [] : ["--env", target.env]),
-    "--local",
-    "--ip",
-    ip,
-    "--port",
-    String(port),
-    "--inspector-port",
-    String(inspectorPort),
-    "--var",
-    `PUBLIC_ORIGIN:${publicOrigin(port)}`,
-    ...(telegramApiOrigin === undefined ? [] : ["--var", `TELEGRAM_API_ORIGIN:${telegramApiOrigin}`]),
-    ...(target.persistTo === undefined ? [] : ["--persist-to", target.persistTo]),
-  ];
-}
-
-function publicOrigin(port: number): string {
-  return localOrigin(port);
-}
-
 /** The owner gateway's port: `--owner-port`, else `--port` + 1; only with `--owner`, never the door's port. */
 export function ownerPort(option: string | undefined, port: number): number {
   const chosen = option === undefined ? port + 1 : parseIntegerOption("--owner-port", option, 1, 65_535);
@@ -127,26 +143,21 @@ export function ownerPort(option: string | undefined, port: number): number {
   return chosen;
 }
 
-async function runDev(rt: CommandRuntime, _args: string[], options: DevOptions): Promise<void> {
-  const { ctx, out, globals } = rt;
-  const port = devPort(options.port, ctx.env);
-  const ip = options.ip.trim();
-  if (ip === "" || /\s/.test(ip)) throw new UsageError("--ip must be an address");
-  if (options.owner !== true && options.ownerPort !== undefined) throw new UsageError("--owner-port only applies with --owner");
-  const owner = options.owner === true ? ownerPort(options.ownerPort, port) : undefined;
-  if (owner !== undefined && globals.env !== undefined) throw new UsageError("--owner generates its own local configs and takes no --env");
-  const telegramApiOrigin = options.telegramApiOrigin === undefined ? undefined : parseStandInOrigin(options.telegramApiOrigin);
-  const target = resolveTarget(ctx, globals, { localOnly: "magnt dev" });
-  const split = owner === undefined ? undefined : await planOwnerDev(ctx, target, { ip, port, ownerPort: owner, telegramApiOrigin });
-  if (options.migrate) {
-    const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: false });
-    out.info(result.upToDate ? "local migrations: up to date" : `local migrations applied: ${result.applied.join(", ")}`);
-  }
-  if (split !== undefined) {
-    await runOwnerDev(rt, split);
-    return;
-  }
-  const origin = publicOrigin(port);
+/**
+ * One `wrangler dev` process of the group. Only a process that owns `stdin`
+ * reads it (Wrangler's hotkeys must not have three readers); in `--json` mode
+ * Wrangler's stdout goes to our stderr, so that stdout stays one JSON line.
+ */
+function wranglerDevMember(ctx: CliContext, spec: { label: string; args: string[]; stdin: boolean }, json: boolean): GroupMember {
+  return {
+    label: spec.label,
+    start: () => spawnWrangler(ctx, spec.args, { stdio: [spec.stdin ? "inherit" : "ignore", json ? 2 : "inherit", "inherit"], nonInteractive: false }),
+  };
+}
+
+function printDoorRun(rt: CommandRuntime, port: number): void {
+  const { out } = rt;
+  const origin = localOrigin(port);
   const cronPass = `one cron pass (Telegram outbox): curl ${scheduledUrl(port)}`;
   if (out.json) {
     out.jsonLine({ url: `${origin}/`, mcp: `${origin}/mcp`, probe: `${origin}/__magnt_probe` });
@@ -155,27 +166,6 @@ async function runDev(rt: CommandRuntime, _args: string[], options: DevOptions):
     out.line(`MAGNT door: ${origin}/ (MCP: ${origin}/mcp) — starting wrangler dev, Ctrl-C to stop`);
     out.line(cronPass);
   }
-  const [inspectorPort] = await freeLoopbackPorts(1, [port]);
-  await runWranglerProcesses(ctx, [{ label: "wrangler dev", args: devArgs(target, ip, port, inspectorPort!, telegramApiOrigin) }], out.json);
-}
-
-/**
- * `--owner`, before anything runs: picks the ports and reads the deployable
- * configs (a missing one stops here, exit 3, before migrations or Wrangler).
- */
-async function planOwnerDev(
-  ctx: CliContext,
-  target: D1Target,
-  options: { ip: string; port: number; ownerPort: number; telegramApiOrigin: string | undefined },
-): Promise<LocalSplitPlan> {
-  return planLocalSplit({
-    local: target.config,
-    projectDir: ctx.cwd,
-    cwd: ctx.cwd,
-    ...(target.persistTo === undefined ? {} : { persistTo: target.persistTo }),
-    ports: await pickSplitPorts(options.ip, options.port, options.ownerPort),
-    ...(options.telegramApiOrigin === undefined ? {} : { telegramApiOrigin: options.telegramApiOrigin }),
-  });
 }
 
 /** `--owner`: writes the local split configs, prints both URLs and the cron pass, runs the three processes. */
@@ -185,16 +175,15 @@ async function runOwnerDev(rt: CommandRuntime, plan: LocalSplitPlan): Promise<vo
   printOwnerRun(rt, plan);
   // A private dev registry: the three processes find each other, and nothing else finds them.
   const childCtx: CliContext = { ...ctx, env: { ...ctx.env, WRANGLER_REGISTRY_PATH: plan.registry } };
-  await runWranglerProcesses(
-    childCtx,
-    plan.processes.map((worker) => ({ label: `wrangler dev (${worker.role})`, args: worker.args, interactive: worker.role === "gateway" })),
-    out.json,
+  await runProcessGroup(
+    ctx.signals,
+    plan.processes.map((worker) => wranglerDevMember(childCtx, { label: `wrangler dev (${worker.role})`, args: worker.args, stdin: worker.role === "gateway" }, out.json)),
   );
 }
 
 function printOwnerRun(rt: CommandRuntime, plan: LocalSplitPlan): void {
   const { out } = rt;
-  const door = publicOrigin(plan.ports.port);
+  const door = localOrigin(plan.ports.port);
   const owner = localOrigin(plan.ports.ownerPort);
   const cronPass = `one cron pass (Telegram outbox, on core): curl ${scheduledUrl(plan.ports.corePort)}`;
   const vars = plan.devVars.present
@@ -217,71 +206,4 @@ function printOwnerRun(rt: CommandRuntime, plan: LocalSplitPlan): void {
   out.line(`MAGNT owner: ${owner}/ (owner MCP: ${owner}/mcp, OAuth: ${owner}/.well-known/oauth-authorization-server)`);
   out.line(cronPass);
   out.line(vars);
-}
-
-/**
- * Runs one or more `wrangler dev` processes until they end. One process
- * (plain `magnt dev`) keeps stdin; of several, only the one marked
- * `interactive` does (Wrangler's hotkeys must not have three readers).
- * SIGINT/SIGTERM are forwarded to each process itself. When any process ends
- * while others still run, the others are stopped: the run is one unit.
- * Exit 0 when everything ended normally or because of a signal we forwarded
- * (or after a process that ended normally, such as Wrangler's `x` hotkey);
- * exit 3 when a process crashed or could not start.
- */
-function runWranglerProcesses(ctx: CliContext, processes: ReadonlyArray<{ label: string; args: string[]; interactive?: boolean }>, json: boolean): Promise<void> {
-  const single = processes.length === 1;
-  let forwarded: NodeJS.Signals | undefined;
-  let stopping = false;
-  let failure: EnvironmentError | undefined;
-  const children = processes.map((spec) => ({
-    label: spec.label,
-    // In --json mode Wrangler's stdout goes to our stderr so that stdout stays one JSON line.
-    child: spawnWrangler(ctx, spec.args, {
-      stdio: [single || spec.interactive === true ? "inherit" : "ignore", json ? 2 : "inherit", "inherit"],
-      nonInteractive: false,
-    }),
-    done: false,
-  }));
-  const stopOthers = (): void => {
-    stopping = true;
-    for (const entry of children) if (!entry.done) entry.child.kill("SIGTERM");
-  };
-  const forwarders = FORWARDED_SIGNALS.map((signal) => {
-    const forward = (): void => {
-      forwarded = signal;
-      for (const entry of children) if (!entry.done) entry.child.kill(signal);
-    };
-    ctx.signals.on(signal, forward);
-    return { signal, forward };
-  });
-  const removeForwarders = (): void => {
-    for (const { signal, forward } of forwarders) ctx.signals.off(signal, forward);
-  };
-  return new Promise<void>((resolve, reject) => {
-    const settleIfDone = (): void => {
-      if (children.some((entry) => !entry.done)) return;
-      removeForwarders();
-      if (failure !== undefined) reject(failure);
-      else resolve();
-    };
-    for (const entry of children) {
-      entry.child.on("error", (error: NodeJS.ErrnoException) => {
-        if (entry.done) return;
-        entry.done = true;
-        failure ??= new EnvironmentError(`cannot start ${entry.label}: ${error.code ?? error.message}`);
-        stopOthers();
-        settleIfDone();
-      });
-      entry.child.on("exit", (code, signal) => {
-        if (entry.done) return;
-        entry.done = true;
-        if (code !== 0 && forwarded === undefined && !stopping) {
-          failure ??= new EnvironmentError(`${entry.label} ended with ${signal === null ? `exit code ${String(code)}` : signal}`);
-        }
-        if (!stopping && forwarded === undefined) stopOthers();
-        settleIfDone();
-      });
-    }
-  });
 }

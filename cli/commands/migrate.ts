@@ -3,18 +3,13 @@
  * `--config` database. Refuses edited, renamed, renumbered or missing
  * migrations before running anything; never renames or re-applies.
  */
-import type { Command } from "commander";
-import { defineAction, examples, type CommandRuntime } from "../lib/command";
+import { examples, withRuntime, type ParentCommand } from "../lib/command";
 import type { CliContext } from "../lib/context";
 import { CheckFailed } from "../lib/errors";
 import { applyPendingMigrations, inspectMigrations } from "../lib/migrations";
 import { resolveTarget } from "../lib/target";
 
-interface MigrateOptions {
-  list?: boolean;
-}
-
-export function registerMigrate(program: Command, ctx: CliContext): void {
+export function registerMigrate(program: ParentCommand, ctx: CliContext): void {
   program
     .command("migrate")
     .description("list or apply the D1 migrations (local by default)")
@@ -27,27 +22,27 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
         "magnt migrate --remote --config wrangler.jsonc --yes",
       ]),
     )
-    .action(defineAction<MigrateOptions>(ctx, runMigrate));
-}
-
-async function runMigrate(rt: CommandRuntime, _args: string[], options: MigrateOptions): Promise<void> {
-  const { ctx, out, globals } = rt;
-  const target = resolveTarget(ctx, globals);
-  if (options.list === true) {
-    const report = await inspectMigrations(ctx, target, out.quiet);
-    if (out.json) out.jsonLine({ migrations: report.rows, consistent: report.problems.length === 0, problems: report.problems });
-    else {
-      out.table(
-        ["name", "state", "checksum ok"],
-        report.rows.map((row) => [row.name, row.state, row.checksum_ok === null ? "—" : row.checksum_ok ? "yes" : out.paint.fail("no")]),
-      );
-      for (const problem of report.problems) out.error(problem);
-    }
-    if (report.problems.length > 0) throw new CheckFailed(`migrations are inconsistent: ${report.problems.length} problem(s)`);
-    return;
-  }
-  const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: true });
-  if (out.json) out.jsonLine({ mode: target.mode, up_to_date: result.upToDate, applied: result.applied });
-  else if (result.upToDate) out.line(`up to date (${target.mode})`);
-  else out.line(`applied (${target.mode}): ${result.applied.join(", ")}`);
+    .action(
+      withRuntime(ctx, async (rt, options) => {
+        const { out, globals } = rt;
+        const target = resolveTarget(ctx, globals);
+        if (options.list) {
+          const report = await inspectMigrations(ctx, target, out.quiet);
+          if (out.json) out.jsonLine({ migrations: report.rows, consistent: report.problems.length === 0, problems: report.problems });
+          else {
+            out.table(
+              ["name", "state", "checksum ok"],
+              report.rows.map((row) => [row.name, row.state, row.checksum_ok === null ? "—" : row.checksum_ok ? "yes" : out.paint.fail("no")]),
+            );
+            for (const problem of report.problems) out.error(problem);
+          }
+          if (report.problems.length > 0) throw new CheckFailed(`migrations are inconsistent: ${report.problems.length} problem(s)`);
+          return;
+        }
+        const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: true });
+        if (out.json) out.jsonLine({ mode: target.mode, up_to_date: result.upToDate, applied: result.applied });
+        else if (result.upToDate) out.line(`up to date (${target.mode})`);
+        else out.line(`applied (${target.mode}): ${result.applied.join(", ")}`);
+      }),
+    );
 }

@@ -4,14 +4,13 @@
  * release markers, storage flags, the dialogue flag and that no unknown key
  * appeared (the probe must never start leaking new facts unnoticed).
  */
-import type { Command } from "commander";
 import {
   DIALOGUE_RELEASE,
   MCP_DOOR_VERSION,
   OWNER_RELEASE,
   SHARED_MEMORY_VERSION,
 } from "../../worker/contracts";
-import { defineAction, examples, type CommandRuntime } from "../lib/command";
+import { examples, withRuntime, type ParentCommand } from "../lib/command";
 import type { CliContext } from "../lib/context";
 import { CheckFailed, EnvironmentError } from "../lib/errors";
 import { controlledFetch, parseHttpUrl, type ReachTracker } from "../lib/http";
@@ -21,16 +20,6 @@ import { PROBE_FIELDS, PROBE_PATH } from "../lib/probe-fields";
 export const PROBE_DEFAULT_TIMEOUT_MS = 10_000;
 const DIALOGUE_EXPECTATIONS = ["on", "off", "any"] as const;
 
-interface ProbeCheckOptions {
-  expectMcpDoorVersion: string;
-  expectSharedMemoryVersion: string;
-  expectOwnerRelease: string;
-  expectDialogueRelease: string;
-  expectStorage: boolean;
-  expectDialogue: string;
-  timeout: string;
-}
-
 export interface ProbeCheck {
   id: string;
   ok: boolean;
@@ -38,7 +27,7 @@ export interface ProbeCheck {
   actual: unknown;
 }
 
-export function registerProbeCheck(program: Command, ctx: CliContext): void {
+export function registerProbeCheck(program: ParentCommand, ctx: CliContext): void {
   program
     .command("probe-check")
     .description("check a deployment's /__magnt_probe against the expected release")
@@ -58,51 +47,51 @@ export function registerProbeCheck(program: Command, ctx: CliContext): void {
         "magnt probe-check http://127.0.0.1:8787/__magnt_probe --expect-dialogue off --json",
       ]),
     )
-    .action(defineAction<ProbeCheckOptions>(ctx, runProbeCheck));
+    .action(
+      withRuntime(ctx, async (rt, url, options) => {
+        const probeUrl = probeUrlFor(url);
+        const timeout = parseIntegerOption("--timeout", options.timeout, 1, 600_000);
+        const expectDialogue = parseChoiceOption("--expect-dialogue", options.expectDialogue, DIALOGUE_EXPECTATIONS);
+        const tracker: ReachTracker = { responses: 0 };
+        let response: Response;
+        let body: string;
+        try {
+          response = await controlledFetch(tracker)(probeUrl, { signal: AbortSignal.timeout(timeout) });
+          body = await response.text();
+        } catch {
+          throw new EnvironmentError(`cannot reach ${probeUrl.href}: ${tracker.networkError ?? "timed out"}`);
+        }
+        const checks = evaluateProbe(response.status, response.headers, body, {
+          versions: {
+            mcp_door_version: options.expectMcpDoorVersion,
+            shared_memory_version: options.expectSharedMemoryVersion,
+            owner_release: options.expectOwnerRelease,
+            dialogue_release: options.expectDialogueRelease,
+          },
+          storage: options.expectStorage,
+          dialogue: expectDialogue,
+        });
+        const ok = checks.every((check) => check.ok);
+        if (rt.out.json) rt.out.jsonLine({ url: probeUrl.href, ok, checks });
+        else {
+          rt.out.line(probeUrl.href);
+          rt.out.table(
+            ["check", "ok", "expected", "actual"],
+            checks.map((check) => [check.id, check.ok ? rt.out.paint.ok("ok") : rt.out.paint.fail("FAIL"), check.expected, check.actual]),
+          );
+        }
+        if (!ok) {
+          const failed = checks.filter((check) => !check.ok).map((check) => check.id);
+          throw new CheckFailed(`probe check failed: ${failed.join(", ")}`);
+        }
+      }),
+    );
 }
 
 /** The probe URL for any URL of the site: its origin + the probe path (kept when already the probe). */
 export function probeUrlFor(raw: string): URL {
   const url = parseHttpUrl(raw);
   return url.pathname === PROBE_PATH ? new URL(url.href) : new URL(PROBE_PATH, url.origin);
-}
-
-async function runProbeCheck(rt: CommandRuntime, args: string[], options: ProbeCheckOptions): Promise<void> {
-  const probeUrl = probeUrlFor(args[0] ?? "");
-  const timeout = parseIntegerOption("--timeout", options.timeout, 1, 600_000);
-  const expectDialogue = parseChoiceOption("--expect-dialogue", options.expectDialogue, DIALOGUE_EXPECTATIONS);
-  const tracker: ReachTracker = { responses: 0 };
-  let response: Response;
-  let body: string;
-  try {
-    response = await controlledFetch(tracker)(probeUrl, { signal: AbortSignal.timeout(timeout) });
-    body = await response.text();
-  } catch {
-    throw new EnvironmentError(`cannot reach ${probeUrl.href}: ${tracker.networkError ?? "timed out"}`);
-  }
-  const checks = evaluateProbe(response.status, response.headers, body, {
-    versions: {
-      mcp_door_version: options.expectMcpDoorVersion,
-      shared_memory_version: options.expectSharedMemoryVersion,
-      owner_release: options.expectOwnerRelease,
-      dialogue_release: options.expectDialogueRelease,
-    },
-    storage: options.expectStorage,
-    dialogue: expectDialogue,
-  });
-  const ok = checks.every((check) => check.ok);
-  if (rt.out.json) rt.out.jsonLine({ url: probeUrl.href, ok, checks });
-  else {
-    rt.out.line(probeUrl.href);
-    rt.out.table(
-      ["check", "ok", "expected", "actual"],
-      checks.map((check) => [check.id, check.ok ? rt.out.paint.ok("ok") : rt.out.paint.fail("FAIL"), check.expected, check.actual]),
-    );
-  }
-  if (!ok) {
-    const failed = checks.filter((check) => !check.ok).map((check) => check.id);
-    throw new CheckFailed(`probe check failed: ${failed.join(", ")}`);
-  }
 }
 
 /** Pure evaluation of one probe answer (08 §8), so the rules are testable without a server. */

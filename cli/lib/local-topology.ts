@@ -39,14 +39,19 @@
  * linked (copied where links are not possible) into the generated directory,
  * where Wrangler reads it for all three Workers — as in production, where the
  * owner secrets are set on core and on the owner gateway alike (00 §7).
+ *
+ * This module is the planner: configs, ports and facts in, a plan out, with
+ * no filesystem and no sockets (paths are only computed). Reading the
+ * deployables, finding free ports and writing the plan are
+ * cli/lib/local-topology-files.ts and cli/lib/loopback-ports.ts.
  */
-import { copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { D1_BINDING } from "../../worker/contracts";
 import { devVarsPath } from "./dev-vars";
 import { EnvironmentError } from "./errors";
-import { readWranglerConfig, type D1DatabaseEntry, type WranglerConfig } from "./wrangler-config";
+import { LOOPBACK_IP } from "./loopback-ports";
+import type { D1DatabaseEntry, WranglerConfig } from "./wrangler-config";
+import { wranglerDevArgs } from "./wrangler-dev";
 
 /** The three deployables, in the order their processes start. */
 export const SPLIT_ROLES = ["core", "gateway", "owner"] as const;
@@ -63,7 +68,7 @@ export const SPLIT_CONFIG_FILES: Readonly<Record<SplitRole, string>> = {
 const KEPT_KEYS = ["name", "compatibility_date", "compatibility_flags", "services", "triggers"] as const;
 
 /** Loopback: core's port is never exposed beyond this machine, whatever `--ip` says. */
-export const CORE_IP = "127.0.0.1";
+export const CORE_IP = LOOPBACK_IP;
 
 export interface SplitPorts {
   /** Address of the door and of the owner gateway (`--ip`). */
@@ -131,8 +136,8 @@ export function localVariables(
 }
 
 /**
- * The local config of one deployable (pure): the kept keys, `main` made
- * absolute, the local variables of its role, and — for the Worker that binds
+ * The local config of one deployable: the kept keys, `main` made absolute,
+ * the local variables of its role, and — for the Worker that binds
  * `CONTACTS` — the local config's database entry.
  */
 export function localWorkerConfig(
@@ -141,11 +146,10 @@ export function localWorkerConfig(
   localDatabase: D1DatabaseEntry,
   variables: ReturnType<typeof localVariables>,
 ): Record<string, unknown> {
-  const raw = deployable.raw;
-  if (typeof raw.main !== "string") throw new EnvironmentError(`${deployable.path} has no "main" entry module`);
+  if (deployable.main === undefined) throw new EnvironmentError(`${deployable.path} has no "main" entry module`);
   const config: Record<string, unknown> = {};
-  for (const key of KEPT_KEYS) if (raw[key] !== undefined) config[key] = raw[key];
-  config.main = resolve(dirname(deployable.absolutePath), raw.main);
+  for (const key of KEPT_KEYS) if (deployable.settings[key] !== undefined) config[key] = deployable.settings[key];
+  config.main = resolve(dirname(deployable.absolutePath), deployable.main);
   config.vars = Object.fromEntries(variables.filter((variable) => variable.roles.includes(role)).map((variable) => [variable.name, variable.value]));
   if (deployable.d1Databases.some((db) => db.binding === D1_BINDING)) config.d1_databases = [localDatabase];
   return config;
@@ -154,20 +158,7 @@ export function localWorkerConfig(
 /** The `wrangler dev` argv of one process of the split run. */
 export function splitDevArgs(role: SplitRole, configPath: string, ports: SplitPorts, persistTo: string): string[] {
   const [ip, port] = role === "gateway" ? [ports.ip, ports.port] : role === "owner" ? [ports.ip, ports.ownerPort] : [CORE_IP, ports.corePort];
-  return [
-    "dev",
-    "--config",
-    configPath,
-    "--local",
-    "--ip",
-    ip,
-    "--port",
-    String(port),
-    "--inspector-port",
-    String(ports.inspector[role]),
-    "--persist-to",
-    persistTo,
-  ];
+  return wranglerDevArgs({ config: configPath, ip, port, inspectorPort: ports.inspector[role], persistTo });
 }
 
 /** The local config's `CONTACTS` database, with its migrations directory made absolute. */
@@ -193,91 +184,53 @@ export function localPersistDirectory(local: WranglerConfig, cwd: string, persis
   return persistTo === undefined ? join(dirname(local.absolutePath), ".wrangler", "state") : resolve(cwd, persistTo);
 }
 
-/** Plans the split run (reads the deployable configs from `projectDir`; writes nothing). */
-export function planLocalSplit(options: {
+/** The user's `.dev.vars`: next to the local config (where plain `magnt dev` and `magnt flags` read it). */
+export function devVarsSource(local: WranglerConfig): string {
+  return devVarsPath(local.absolutePath);
+}
+
+/**
+ * The ports of the split run from the two the user chose and `free`, free
+ * loopback ports distinct from them: core's first, then one inspector port
+ * per process in `SPLIT_ROLES` order.
+ */
+export function splitPorts(ip: string, port: number, ownerPort: number, free: readonly number[]): SplitPorts {
+  if (free.length !== 1 + SPLIT_ROLES.length) throw new Error(`splitPorts needs ${1 + SPLIT_ROLES.length} free ports, got ${free.length}`);
+  const [corePort, ...inspectors] = free as [number, ...number[]];
+  const inspector = Object.fromEntries(SPLIT_ROLES.map((role, index) => [role, inspectors[index]!])) as Record<SplitRole, number>;
+  return { ip, port, ownerPort, corePort, inspector };
+}
+
+/** What the planner needs; everything read from disk or the network is already in here. */
+export interface LocalSplitInputs {
+  /** The local config (`wrangler.local.jsonc` or `--config`): its directory and its `CONTACTS` entry. */
   local: WranglerConfig;
-  projectDir: string;
+  /** The committed deployable configs, read from the project directory. */
+  deployables: Readonly<Record<SplitRole, WranglerConfig>>;
+  /** The working directory (a relative `--persist-to` is relative to it). */
   cwd: string;
   persistTo?: string;
   ports: SplitPorts;
   telegramApiOrigin?: string;
-}): LocalSplitPlan {
-  const { local, ports } = options;
+  /** Whether the user's `.dev.vars` (`devVarsSource(local)`) exists. */
+  devVarsPresent: boolean;
+}
+
+/** Plans the split run (pure: reads and writes nothing). */
+export function planLocalSplit(inputs: LocalSplitInputs): LocalSplitPlan {
+  const { local, ports } = inputs;
   const dir = join(dirname(local.absolutePath), ".wrangler", `magnt-dev-split-${ports.port}`);
-  const persistTo = localPersistDirectory(local, options.cwd, options.persistTo);
+  const persistTo = localPersistDirectory(local, inputs.cwd, inputs.persistTo);
   const database = localDatabaseEntry(local);
-  const variables = localVariables(ports, options.telegramApiOrigin);
+  const variables = localVariables(ports, inputs.telegramApiOrigin);
   const processes = SPLIT_ROLES.map((role): SplitProcess => {
-    const file = SPLIT_CONFIG_FILES[role];
-    if (!existsSync(join(options.projectDir, file))) {
-      throw new EnvironmentError(`--owner runs the split deployment and needs ${file} in ${options.projectDir}`);
-    }
-    const deployable = readWranglerConfig(file, options.projectDir);
     const configPath = join(dir, `${role}.local.json`);
-    return { role, configPath, config: localWorkerConfig(role, deployable, database, variables), args: splitDevArgs(role, configPath, ports, persistTo) };
+    return {
+      role,
+      configPath,
+      config: localWorkerConfig(role, inputs.deployables[role], database, variables),
+      args: splitDevArgs(role, configPath, ports, persistTo),
+    };
   });
-  const source = devVarsPath(local.absolutePath);
-  return { dir, registry: join(dir, "registry"), persistTo, devVars: { source, present: existsSync(source) }, processes, ports };
-}
-
-/**
- * Writes the plan: the generated configs, a fresh (empty) dev registry, and
- * the link to the user's `.dev.vars` (a stale link or copy from an earlier run
- * is removed first, so a deleted `.dev.vars` is deleted here too).
- */
-export function writeLocalSplit(plan: LocalSplitPlan): void {
-  try {
-    mkdirSync(plan.dir, { recursive: true });
-    rmSync(plan.registry, { recursive: true, force: true });
-    mkdirSync(plan.registry, { recursive: true });
-    for (const worker of plan.processes) {
-      writeFileSync(worker.configPath, `${JSON.stringify(worker.config, null, 2)}\n`);
-    }
-    const linked = devVarsPath(join(plan.dir, "any.json"));
-    rmSync(linked, { force: true });
-    if (plan.devVars.present) linkOrCopy(plan.devVars.source, linked);
-  } catch (error) {
-    if (error instanceof EnvironmentError) throw error;
-    throw new EnvironmentError(`cannot write the local split configs in ${plan.dir}: ${(error as NodeJS.ErrnoException).code ?? "unwritable"}`);
-  }
-}
-
-/** A symbolic link keeps one copy of the secrets on disk and follows the user's edits; copy (0600) where links are refused. */
-function linkOrCopy(source: string, target: string): void {
-  try {
-    symlinkSync(isAbsolute(source) ? source : resolve(source), target);
-  } catch {
-    copyFileSync(source, target);
-  }
-}
-
-/** A loopback port that was free a moment ago (bound to 0, then released). */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once("error", reject);
-    server.listen(0, CORE_IP, resolvePromise);
-  });
-  const address = server.address();
-  await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()));
-  if (address === null || typeof address === "string") throw new EnvironmentError("cannot find a free loopback port");
-  return address.port;
-}
-
-/** Core's port and one inspector port per process: free loopback ports, distinct, none equal to the two public ones. */
-export async function pickSplitPorts(ip: string, port: number, ownerPort: number): Promise<SplitPorts> {
-  const [corePort, ...inspectors] = await freeLoopbackPorts(1 + SPLIT_ROLES.length, [port, ownerPort]);
-  const inspector = Object.fromEntries(SPLIT_ROLES.map((role, index) => [role, inspectors[index]!])) as Record<SplitRole, number>;
-  return { ip, port, ownerPort, corePort: corePort!, inspector };
-}
-
-/** `count` distinct free loopback ports, none of them in `taken`. */
-export async function freeLoopbackPorts(count: number, taken: readonly number[]): Promise<number[]> {
-  const ports: number[] = [];
-  for (let attempt = 0; ports.length < count; attempt += 1) {
-    if (attempt > count * 20) throw new EnvironmentError("cannot find free loopback ports for the local split run");
-    const port = await freeLoopbackPort();
-    if (!taken.includes(port) && !ports.includes(port)) ports.push(port);
-  }
-  return ports;
+  return { dir, registry: join(dir, "registry"), persistTo, devVars: { source: devVarsSource(local), present: inputs.devVarsPresent }, processes, ports };
 }

@@ -1,23 +1,45 @@
 /**
- * Global options (08 §2) and the validation helpers for option values that
- * several commands share, so every command rejects a bad number the same way
- * (exit 2, with usage).
+ * The root command with the global options of 08 §2, declared once, and the
+ * validation helpers for option values that several commands share, so every
+ * command rejects a bad number the same way (exit 2, with usage).
+ *
+ * Option types are inferred from the declarations (`@commander-js/extra-typings`,
+ * docs/decisions.md): `GlobalOptions` is what `createRootCommand`'s `.option()`
+ * lines produce, and each command's options and positionals are typed by its
+ * own `.option()`/`.argument()` lines, so no interface restates a flag.
  */
+import { Command } from "@commander-js/extra-typings";
+import { PACKAGE_VERSION } from "../../worker/contracts";
 import { UsageError } from "./errors";
 
-/** The global options as commander hands them to every action (`optsWithGlobals`). */
-export interface GlobalOptions {
-  json?: boolean;
-  config?: string;
-  env?: string;
-  local?: boolean;
-  remote?: boolean;
-  persistTo?: string;
-  yes?: boolean;
-  /** `--no-color` sets this to false. */
-  color?: boolean;
-  quiet?: boolean;
+/** The program's name, version, help option and global options (08 §2); `cli/program.ts` adds the rest. */
+export function createRootCommand() {
+  return new Command("magnt")
+    .description("Operator CLI of the MAGNT MCP Door")
+    .version(PACKAGE_VERSION, "--version", "print the version and exit")
+    .helpOption("--help", "show help")
+    .option("--json", "machine output on stdout; implies no prompts and no colour")
+    .option("--config <path>", "Wrangler config (default: wrangler.local.jsonc locally, wrangler.jsonc with --remote)")
+    .option("--env <name>", "Wrangler environment, passed to Wrangler as --env")
+    .option("--local", "use the local D1 (default)")
+    .option("--remote", "use the remote D1")
+    .option("--persist-to <dir>", "local state directory (local mode only)")
+    .option("--yes", "answer yes to every confirmation")
+    .option("--no-color", "disable colour (also NO_COLOR; FORCE_COLOR=1 forces it)")
+    .option("--quiet", "suppress progress and informational stderr lines");
 }
+
+export type RootCommand = ReturnType<typeof createRootCommand>;
+
+type DeclaredGlobals = ReturnType<RootCommand["opts"]>;
+
+/**
+ * The global options as the library functions take them: the declared keys,
+ * each optional and every switch widened to `boolean`, because those functions
+ * are also called with a subset (`{}`, `{ json: true }`); the values commander
+ * hands an action always fit.
+ */
+export type GlobalOptions = { [K in keyof DeclaredGlobals]?: DeclaredGlobals[K] extends boolean | undefined ? boolean : DeclaredGlobals[K] };
 
 /**
  * Parses an integer option value in [min, max]. Used for every numeric option

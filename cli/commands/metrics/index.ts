@@ -9,8 +9,7 @@
  * exit code and the final `--json` error object.
  */
 import { resolve } from "node:path";
-import type { Command } from "commander";
-import { defineAction, examples, type CommandRuntime } from "../../lib/command";
+import { examples, withRuntime, type ParentCommand } from "../../lib/command";
 import type { CliContext } from "../../lib/context";
 import { UsageError } from "../../lib/errors";
 import { MetricsAggregator, type MetricsSummary, type TimeWindow } from "./aggregate";
@@ -20,12 +19,7 @@ import { InputSplitter } from "./scanner";
 import { openFileInput, stdinInput, type MetricsInput, type StdinSource } from "./sources";
 import { parseInstant } from "./time";
 
-interface MetricsOptions {
-  since?: string;
-  until?: string;
-}
-
-export function registerMetrics(program: Command, ctx: CliContext): void {
+export function registerMetrics(program: ParentCommand, ctx: CliContext): void {
   program
     .command("metrics")
     .description("count the door's requests from exported Workers Logs (NDJSON, JSON array or query API envelope; .gz ok)")
@@ -40,11 +34,43 @@ export function registerMetrics(program: Command, ctx: CliContext): void {
         "zcat logs.ndjson.gz | magnt metrics - --json",
       ]),
     )
-    .action(defineAction<MetricsOptions>(ctx, runMetrics));
+    .action(
+      withRuntime(ctx, async (rt, files, options) => {
+        const window = parseWindow(options);
+        const started = performance.now();
+        const inputs = await openInputs(rt.ctx, files);
+        const totalBytes = inputs.reduce((sum, input) => sum + (input.size ?? 0), 0);
+        const progress = new Progress(rt.ctx.stderr, {
+          enabled: rt.ctx.stderr.isTTY === true && !rt.out.quiet && !rt.out.json,
+          totalBytes,
+        });
+        let summary: MetricsSummary;
+        try {
+          summary = await summarise(inputs, window, (bytes) => progress.add(bytes));
+        } finally {
+          progress.stop();
+          await Promise.allSettled(inputs.map((input) => input.close()));
+        }
+        if (rt.ctx.env.MAGNT_BENCH_STATS === "1") {
+          // Hidden, for `npm run bench` (10 §6): sizes and timings only.
+          const memory = process.memoryUsage();
+          const stats = {
+            bytes: progress.bytes,
+            seconds: (performance.now() - started) / 1000,
+            max_rss_bytes: process.resourceUsage().maxRSS * 1024,
+            heap_total_bytes: memory.heapTotal,
+            array_buffers_bytes: memory.arrayBuffers,
+          };
+          rt.ctx.stderr.write(`magnt-bench-stats ${JSON.stringify(stats)}\n`);
+        }
+        if (rt.out.json) rt.out.jsonLine(summary);
+        else renderReport(rt.out, summary);
+      }),
+    );
 }
 
 /** Parses `--since`/`--until`; an unparseable value is a usage error (exit 2). */
-export function parseWindow(options: MetricsOptions): TimeWindow {
+export function parseWindow(options: { since?: string | undefined; until?: string | undefined }): TimeWindow {
   const parse = (name: string, raw: string | undefined): number | null => {
     if (raw === undefined) return null;
     const value = parseInstant(raw.trim(), true);
@@ -94,37 +120,4 @@ export async function summarise(
     splitter.end();
   }
   return aggregator.finish();
-}
-
-async function runMetrics(rt: CommandRuntime, _args: string[], options: MetricsOptions): Promise<void> {
-  const window = parseWindow(options);
-  const files = (rt.command.processedArgs[0] as string[] | undefined) ?? [];
-  const started = performance.now();
-  const inputs = await openInputs(rt.ctx, files);
-  const totalBytes = inputs.reduce((sum, input) => sum + (input.size ?? 0), 0);
-  const progress = new Progress(rt.ctx.stderr, {
-    enabled: rt.ctx.stderr.isTTY === true && !rt.out.quiet && !rt.out.json,
-    totalBytes,
-  });
-  let summary: MetricsSummary;
-  try {
-    summary = await summarise(inputs, window, (bytes) => progress.add(bytes));
-  } finally {
-    progress.stop();
-    await Promise.allSettled(inputs.map((input) => input.close()));
-  }
-  if (rt.ctx.env.MAGNT_BENCH_STATS === "1") {
-    // Hidden, for `npm run bench` (10 §6): sizes and timings only.
-    const memory = process.memoryUsage();
-    const stats = {
-      bytes: progress.bytes,
-      seconds: (performance.now() - started) / 1000,
-      max_rss_bytes: process.resourceUsage().maxRSS * 1024,
-      heap_total_bytes: memory.heapTotal,
-      array_buffers_bytes: memory.arrayBuffers,
-    };
-    rt.ctx.stderr.write(`magnt-bench-stats ${JSON.stringify(stats)}\n`);
-  }
-  if (rt.out.json) rt.out.jsonLine(summary);
-  else renderReport(rt.out, summary);
 }

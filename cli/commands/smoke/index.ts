@@ -12,8 +12,7 @@
  * step, dispatched by name), session.ts (the client and carried values),
  * expectations.ts (checks and failure kinds), reporter.ts (lines or JSON lines).
  */
-import type { Command } from "commander";
-import { defineAction, examples, type CommandRuntime } from "../../lib/command";
+import { examples, withRuntime, type ParentCommand } from "../../lib/command";
 import type { CliContext } from "../../lib/context";
 import { CheckFailed, describeUnknown, EnvironmentError } from "../../lib/errors";
 import { parseHttpUrl } from "../../lib/http";
@@ -28,14 +27,7 @@ export { BASE_STEPS, randomToken, SHARED_MEMORY_STEPS, SMOKE_DEFAULT_TIMEOUT_MS,
 export type { StepName } from "./plan";
 export type { StepRecord } from "./reporter";
 
-interface SmokeOptions {
-  submitTest?: boolean;
-  sharedMemoryTest?: boolean;
-  legacy?: boolean;
-  timeout?: string;
-}
-
-export function registerSmoke(program: Command, ctx: CliContext): void {
+export function registerSmoke(program: ParentCommand, ctx: CliContext): void {
   program
     .command("smoke")
     .description("release check of a running door with the official MCP client")
@@ -52,37 +44,38 @@ export function registerSmoke(program: Command, ctx: CliContext): void {
         "magnt smoke http://127.0.0.1:8787/mcp --legacy --json",
       ]),
     )
-    .action(defineAction<SmokeOptions>(ctx, runSmoke));
-}
-
-async function runSmoke(rt: CommandRuntime, args: string[], options: SmokeOptions): Promise<void> {
-  const url = parseHttpUrl(args[0] === "" || args[0] === undefined ? SMOKE_DEFAULT_URL : args[0]);
-  const timeout = parseIntegerOption("--timeout", options.timeout, 1, 600_000);
-  const plan = smokePlan(options);
-  const reporter = createReporter(rt);
-  const session = await SmokeSession.open(url, timeout, options.legacy === true);
-  let failure: { step: StepName; message: string; unreachable: boolean } | undefined;
-  try {
-    for (const step of plan) {
-      if (failure !== undefined) {
-        reporter.step({ step, status: "skipped" });
-        continue;
-      }
-      try {
-        const detail = await STEPS[step](session);
-        reporter.step({ step, status: "passed", detail });
-      } catch (error) {
-        const message = session.scrub(error instanceof StepFailure || error instanceof Unreachable ? error.message : describeUnknown(error));
-        failure = { step, message, unreachable: error instanceof Unreachable };
-        reporter.step({ step, status: "failed", message });
-      }
-    }
-  } finally {
-    await session.close();
-  }
-  const failed = failure === undefined ? 0 : 1;
-  await reporter.finish({ ok: failure === undefined, steps: plan.length, failed });
-  if (failure === undefined) return;
-  const text = `smoke failed at step ${failure.step}: ${failure.message}`;
-  throw failure.unreachable ? new EnvironmentError(text) : new CheckFailed(text);
+    .action(
+      withRuntime(ctx, async (rt, rawUrl, options) => {
+        // An empty argument (`magnt smoke ""`) has always meant the default, like an absent one.
+        const url = parseHttpUrl(rawUrl === "" ? SMOKE_DEFAULT_URL : rawUrl);
+        const timeout = parseIntegerOption("--timeout", options.timeout, 1, 600_000);
+        const plan = smokePlan(options);
+        const reporter = createReporter(rt);
+        const session = await SmokeSession.open(url, timeout, options.legacy);
+        let failure: { step: StepName; message: string; unreachable: boolean } | undefined;
+        try {
+          for (const step of plan) {
+            if (failure !== undefined) {
+              reporter.step({ step, status: "skipped" });
+              continue;
+            }
+            try {
+              const detail = await STEPS[step](session);
+              reporter.step({ step, status: "passed", detail });
+            } catch (error) {
+              const message = session.scrub(error instanceof StepFailure || error instanceof Unreachable ? error.message : describeUnknown(error));
+              failure = { step, message, unreachable: error instanceof Unreachable };
+              reporter.step({ step, status: "failed", message });
+            }
+          }
+        } finally {
+          await session.close();
+        }
+        const failed = failure === undefined ? 0 : 1;
+        await reporter.finish({ ok: failure === undefined, steps: plan.length, failed });
+        if (failure === undefined) return;
+        const text = `smoke failed at step ${failure.step}: ${failure.message}`;
+        throw failure.unreachable ? new EnvironmentError(text) : new CheckFailed(text);
+      }),
+    );
 }
