@@ -26,6 +26,24 @@ export function userMessage(overrides: Record<string, unknown> = {}) {
   return { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "hello" }], ...overrides };
 }
 
+/** The data part of the pointer, in both dialects (04 §4, §6), for the test origin. */
+export function pointerData(origin: string) {
+  return {
+    mcpUrl: `${origin}/mcp`,
+    mcpTransport: "streamable-http",
+    serverCardUrl: `${origin}/mcp/server-card`,
+    agentCardUrl: `${origin}/.well-known/agent-card.json`,
+  };
+}
+
+/** What a 0.3 client sends: no `A2A-Version` at all. */
+export const V03_HEADERS: Readonly<Record<string, string>> = { "Content-Type": "application/json" };
+
+/** A well-formed A2A 0.3 user message (`kind` discriminators, lower-case role). */
+export function userMessageV03(overrides: Record<string, unknown> = {}) {
+  return { kind: "message", messageId: "m-1", role: "user", parts: [{ kind: "text", text: "hello" }], ...overrides };
+}
+
 export interface A2aPostOptions {
   /** `/a2a` unless given; may carry a query string. */
   readonly path?: string;

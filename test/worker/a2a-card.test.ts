@@ -1,9 +1,11 @@
 /**
- * The A2A v1.0 Agent Card (04 §1): the v1.0 rules as a schema, both paths
- * byte-identical, URLs from PUBLIC_ORIGIN, and the document caching rules.
+ * The Agent Cards (04 §1): the v1.0 rules as a schema and the v1.0 card's
+ * bytes pinned; the legacy path's card as the v1.0 card plus the A2A 0.3
+ * fields; URLs from PUBLIC_ORIGIN; and the document caching rules on both paths.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { AGENT_CARD_VERSION } from "../../worker/contracts/versions";
 import { callDoor, captureConsole, ORIGIN } from "../helpers/door";
 import { assertValidEvent } from "../helpers/event-schema";
 
@@ -107,11 +109,132 @@ describe("Agent Card content (04 §1)", () => {
     expect(card.supportedInterfaces[0]!.url).toBe(`${origin}/a2a`);
   });
 
-  it("serves identical bytes and headers at both paths", async () => {
-    const [first, second] = await Promise.all(CARD_PATHS.map((path) => getCard(path)));
-    expect(await first!.text()).toBe(await second!.text());
-    for (const name of ["content-type", "etag", "cache-control"]) {
-      expect(first!.headers.get(name)).toBe(second!.headers.get(name));
+  it("keeps the v1.0 card byte for byte as it was before the legacy card existed", async () => {
+    for (const origin of [ORIGIN, "https://door.example.org"]) {
+      const response = await callDoor(`${ORIGIN}/.well-known/agent-card.json`, undefined, { PUBLIC_ORIGIN: origin });
+      const body = await response.text();
+      expect(body).toBe(pinnedV1Card(origin));
+      expect(response.headers.get("etag")).toBe(await etagOf(body));
+    }
+  });
+});
+
+/**
+ * The v1.0 card's bytes as served before `/.well-known/agent.json` got its own
+ * card (ETag "0f1cbb8c9e3d1c608575211c9b3dcb7a" for https://magnt.ru at 0.2.0).
+ * Only the origin and the release version are parameters.
+ */
+function pinnedV1Card(origin: string): string {
+  return `{
+  "name": "MAGNT",
+  "description": "Public door to Alexander Redkov, a human. MAGNT's capabilities (profile, private messages for human review, shared task signals) are MCP tools at ${origin}/mcp. This A2A endpoint only returns that pointer.",
+  "supportedInterfaces": [
+    {
+      "url": "${origin}/a2a",
+      "protocolBinding": "JSONRPC",
+      "protocolVersion": "1.0"
+    }
+  ],
+  "provider": {
+    "organization": "MAGNT / Alexander Redkov",
+    "url": "${origin}/"
+  },
+  "version": "${AGENT_CARD_VERSION}",
+  "documentationUrl": "${origin}/agents.md",
+  "capabilities": {
+    "streaming": false,
+    "pushNotifications": false,
+    "extendedAgentCard": false
+  },
+  "defaultInputModes": [
+    "text/plain",
+    "application/json"
+  ],
+  "defaultOutputModes": [
+    "text/plain",
+    "application/json"
+  ],
+  "skills": [
+    {
+      "id": "mcp-endpoint-discovery",
+      "name": "MCP endpoint discovery",
+      "description": "Answers any message with the location of MAGNT's MCP server and how to connect to it.",
+      "tags": [
+        "discovery",
+        "mcp"
+      ],
+      "examples": [
+        "What can you do?",
+        "Where is your MCP server?"
+      ]
+    }
+  ]
+}`;
+}
+
+/**
+ * The A2A 0.3 fields of the legacy card (the 0.3 AgentCard schema; what
+ * `@a2a-js/sdk` 0.3.x reads: `url` for `A2AClient`, `preferredTransport` and
+ * `url` for `ClientFactory`, `capabilities` for streaming and push).
+ */
+const V03_FIELDS = {
+  protocolVersion: "0.3.0",
+  url: `${ORIGIN}/a2a`,
+  preferredTransport: "JSONRPC",
+  supportsAuthenticatedExtendedCard: false,
+} as const;
+
+describe("legacy Agent Card at /.well-known/agent.json (04 §1)", () => {
+  it("is the v1.0 card plus the 0.3 fields, 0.3 fields first", async () => {
+    const v1 = (await (await getCard(CARD_PATHS[0])).json()) as Record<string, unknown>;
+    const legacy = (await (await getCard(CARD_PATHS[1])).json()) as Record<string, unknown>;
+    expect(legacy).toEqual({ ...v1, ...V03_FIELDS });
+    expect(Object.keys(legacy)).toEqual([
+      "protocolVersion",
+      "name",
+      "description",
+      "url",
+      "preferredTransport",
+      ...Object.keys(v1).filter((key) => key !== "name" && key !== "description"),
+      "supportsAuthenticatedExtendedCard",
+    ]);
+    expect(keysDeep(legacy)).not.toContain("kind");
+    // The v1.0 part still passes the v1.0 rules, so a 1.x client reading this path picks the 1.0 interface.
+    const v1Part = Object.fromEntries(Object.entries(legacy).filter(([key]) => !(key in V03_FIELDS)));
+    v1CardSchema(ORIGIN).parse(v1Part);
+  });
+
+  it("has every field the A2A 0.3 AgentCard schema requires", async () => {
+    const legacy = (await (await getCard(CARD_PATHS[1])).json()) as Record<string, unknown>;
+    z.looseObject({
+      protocolVersion: z.literal("0.3.0"),
+      name: nonEmpty,
+      description: nonEmpty,
+      url: z.literal(`${ORIGIN}/a2a`),
+      preferredTransport: z.literal("JSONRPC"),
+      version: nonEmpty,
+      capabilities: z.looseObject({ streaming: z.literal(false), pushNotifications: z.literal(false) }),
+      defaultInputModes: z.array(nonEmpty).min(1),
+      defaultOutputModes: z.array(nonEmpty).min(1),
+      skills: z.array(z.looseObject({ id: nonEmpty, name: nonEmpty, description: nonEmpty, tags: z.array(nonEmpty).min(1) })).min(1),
+    }).parse(legacy);
+  });
+
+  it("builds every URL from PUBLIC_ORIGIN, whatever host was asked", async () => {
+    const origin = "https://door.example.org";
+    const response = await callDoor("https://www.magnt.ru/.well-known/agent.json", undefined, { PUBLIC_ORIGIN: `${origin}/` });
+    const text = await response.text();
+    expect(text).not.toContain("magnt.ru");
+    const card = JSON.parse(text) as { url: string; supportedInterfaces: { url: string }[] };
+    expect(card.url).toBe(`${origin}/a2a`);
+    expect(card.supportedInterfaces[0]!.url).toBe(`${origin}/a2a`);
+  });
+
+  it("has its own ETag, different from the v1.0 card's, with the same caching headers", async () => {
+    const [v1, legacy] = await Promise.all(CARD_PATHS.map((path) => getCard(path)));
+    expect(legacy!.headers.get("etag")).not.toBe(v1!.headers.get("etag"));
+    for (const name of ["content-type", "cache-control", "access-control-allow-origin", "access-control-expose-headers"]) {
+      expect(legacy!.headers.get(name)).toBe(v1!.headers.get(name));
     }
   });
 });

@@ -1,5 +1,7 @@
 /**
- * The official A2A client, `@a2a-js/sdk` 1.3.0, against the door (04 DoD).
+ * The official A2A client, `@a2a-js/sdk` 1.3.0, against the door (04 DoD):
+ * from the v1.0 card and from the legacy card, and its own 0.3 transport.
+ * (`@a2a-js/sdk` 0.3.14 is in a2a-client-v03.test.ts.)
  *
  * The SDK's client entry point runs inside workerd as it is (no Node
  * built-ins are needed on these paths), so it is driven here in the real
@@ -17,6 +19,7 @@ import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
 import { Role, type AgentCard, type Message, type SendMessageRequest } from "@a2a-js/sdk";
 import { callDoor, captureConsole, ORIGIN } from "../helpers/door";
 import { assertValidEvent } from "../helpers/event-schema";
+import { pointerData } from "../fakes/a2a";
 
 const MCP_URL = `${ORIGIN}/mcp`;
 
@@ -35,14 +38,17 @@ function recordingFetch() {
   return { fetchImpl, sent };
 }
 
-function factoryFor(fetchImpl: typeof fetch): ClientFactory {
+function factoryFor(fetchImpl: typeof fetch, legacyCompat = false): ClientFactory {
+  const compat = legacyCompat ? { legacyCompat: { enabled: true } } : {};
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      transports: [new JsonRpcTransportFactory({ fetchImpl, ...compat })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl, ...compat }),
     }),
   );
 }
+
+const LEGACY_CARD_PATH = "/.well-known/agent.json";
 
 function request(text: string, contextId = ""): SendMessageRequest {
   return {
@@ -77,12 +83,7 @@ function expectPointer(message: Message, contextId: string | null): void {
   expect(String(text?.content?.value)).toContain(MCP_URL);
   expect(data?.content).toEqual({
     $case: "data",
-    value: {
-      mcpUrl: MCP_URL,
-      mcpTransport: "streamable-http",
-      serverCardUrl: `${ORIGIN}/mcp/server-card`,
-      agentCardUrl: `${ORIGIN}/.well-known/agent-card.json`,
-    },
+    value: pointerData(ORIGIN),
   });
 }
 
@@ -200,23 +201,47 @@ describe("@a2a-js/sdk 1.3.0 client", () => {
     expect(logs.events()[0]).toMatchObject({ a2a_protocol_version: "0.3", a2a_method: "SendMessage", rpc_error_code: -32009 });
   });
 
-  it("a 0.3 client (message/send, no header) is VersionNotSupported naming the MCP URL", async () => {
+  it.each([
+    ["default options", false],
+    ["legacyCompat enabled", true],
+  ] as const)("from the legacy card (%s) it still picks the 1.0 interface and learns the MCP URL", async (_label, legacyCompat) => {
+    const { fetchImpl, sent } = recordingFetch();
+    const client = await factoryFor(fetchImpl, legacyCompat).createFromUrl(ORIGIN, LEGACY_CARD_PATH);
+    const logs = captureConsole();
+    expectPointer((await client.sendMessage(request("hi", "from-legacy-card"))) as Message, "from-legacy-card");
+    expect(sent).toEqual([
+      { method: "GET", path: LEGACY_CARD_PATH, version: "1.0" },
+      { method: "POST", path: "/a2a", version: "1.0" },
+    ]);
+    expect(logs.events()[0]).toMatchObject({ outcome: "success", a2a_protocol_version: "1.0", a2a_method: "SendMessage" });
+  });
+
+  it("its 0.3 transport (message/send, no header) gets the pointer in 0.3 shape and learns the MCP URL", async () => {
     const { fetchImpl, sent } = recordingFetch();
     const legacy = new LegacyJsonRpcTransport({ endpoint: `${ORIGIN}/a2a`, fetchImpl });
     const logs = captureConsole();
-    const error = await expectSdkError(() => legacy.sendMessage(request("hi")), "VersionNotSupportedError", -32009);
-    expect(error.message).toContain(MCP_URL);
-    expect(sent.at(-1)?.version).toBeNull();
-    expect(logs.events()[0]).toMatchObject({ a2a_protocol_version: "0.3", a2a_method: "message/send" });
+    // The SDK translates the 0.3 Message (kind, role "agent", kinded parts) into its 1.0 model.
+    expectPointer((await legacy.sendMessage(request("hi", "legacy-ctx"))) as Message, "legacy-ctx");
+    expect(sent.at(-1)).toEqual({ method: "POST", path: "/a2a", version: null });
+    const events = logs.events();
+    expect(events).toHaveLength(1);
+    assertValidEvent(events[0]);
+    expect(events[0]).toMatchObject({ outcome: "success", a2a_protocol_version: "0.3", a2a_method: "message/send" });
   });
 
-  it("a 0.3 client that announces A2A-Version: 0.3 gets the same answer", async () => {
+  it("its 0.3 transport announcing A2A-Version: 0.3 gets the same answer", async () => {
     const { fetchImpl } = recordingFetch();
     const legacy = new LegacyJsonRpcTransport({ endpoint: `${ORIGIN}/a2a`, fetchImpl });
-    await expectSdkError(
-      () => legacy.sendMessage(request("hi"), { serviceParameters: { "A2A-Version": "0.3" } }),
-      "VersionNotSupportedError",
-      -32009,
-    );
+    const result = await legacy.sendMessage(request("hi"), { serviceParameters: { "A2A-Version": "0.3" } });
+    expectPointer(result as Message, null);
+  });
+
+  it("every other 0.3 call is VersionNotSupported naming the MCP URL", async () => {
+    const { fetchImpl } = recordingFetch();
+    const legacy = new LegacyJsonRpcTransport({ endpoint: `${ORIGIN}/a2a`, fetchImpl });
+    const logs = captureConsole();
+    const error = await expectSdkError(() => legacy.getTask({ tenant: "", id: "task-1" }), "VersionNotSupportedError", -32009);
+    expect(error.message).toContain(MCP_URL);
+    expect(logs.events()[0]).toMatchObject({ a2a_protocol_version: "0.3", a2a_method: "tasks/get", rpc_error_code: -32009 });
   });
 });

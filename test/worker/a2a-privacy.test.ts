@@ -53,6 +53,28 @@ const drives: Drive[] = [
     },
   },
   {
+    name: "success (0.3 message/send, no version)",
+    run: async (c) => {
+      const message = {
+        kind: "message",
+        messageId: c.make("v03MessageId"),
+        contextId: c.make("v03ContextId"),
+        role: "user",
+        parts: [
+          { kind: "text", text: c.make("v03PartText") },
+          { kind: "data", data: { nested: c.make("v03PartData") } },
+          { kind: "file", file: { uri: `https://x.example/${c.make("v03FileUri")}`, name: c.make("v03FileName") } },
+        ],
+        metadata: { note: c.make("v03Metadata") },
+      };
+      const path = `/a2a?q=${c.make("v03Query")}`;
+      const headers = { "Content-Type": "application/json", Referer: `https://ref.example/${c.make("v03Referrer")}` };
+      const id = c.make("v03RpcId");
+      const response = await postA2a(rpc("message/send", { message, configuration: { blocking: true } }, id), { path, headers });
+      return { response, echoable: [id, message.contextId] };
+    },
+  },
+  {
     name: "-32001 (SendMessage with a taskId)",
     run: async (c) => {
       const message = canaryMessage(c, { taskId: c.make("taskId") });

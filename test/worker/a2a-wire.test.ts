@@ -9,10 +9,13 @@ import { callDoor, captureConsole, ORIGIN } from "../helpers/door";
 import {
   expectEndpointHeaders,
   expectOneA2aEvent,
+  pointerData,
   postA2a,
   readRpc,
   rpc,
   userMessage,
+  userMessageV03,
+  V03_HEADERS,
   V1_HEADERS,
   type ExpectedA2aEvent,
   type RpcAnswer,
@@ -116,18 +119,38 @@ function expectPointerMessage(contextId: string | RegExp) {
     expect(String(text!.text)).toMatch(/about_magnt/);
     expect(String(text!.text)).toMatch(/does not read, store or forward/);
     expect(data).toEqual({
-      data: {
-        mcpUrl: MCP_URL,
-        mcpTransport: "streamable-http",
-        serverCardUrl: `${ORIGIN}/mcp/server-card`,
-        agentCardUrl: CARD_URL,
-      },
+      data: pointerData(ORIGIN),
       mediaType: "application/json",
     });
   };
 }
 
 const sendMessage = (message: unknown, id: string | number | null = 1) => rpc("SendMessage", { message } as Record<string, unknown>, id);
+
+/** The 0.3 `message/send` result (04 §6): the pointer as a bare 0.3 Message, `kind` on every object. */
+function expectPointerMessageV03(contextId: string | RegExp) {
+  return (result: Record<string, unknown>) => {
+    expect(Object.keys(result).sort()).toEqual(["contextId", "kind", "messageId", "parts", "role"]);
+    expect(result.kind).toBe("message");
+    expect(result.messageId).toMatch(UUID);
+    if (typeof contextId === "string") expect(result.contextId).toBe(contextId);
+    else expect(result.contextId).toMatch(contextId);
+    expect(result.role).toBe("agent");
+    const [text, data, ...rest] = result.parts as Record<string, unknown>[];
+    expect(rest).toEqual([]);
+    expect(text).toEqual({ kind: "text", text: expect.stringContaining(MCP_URL) });
+    expect(String(text!.text)).toMatch(/Streamable HTTP/);
+    expect(String(text!.text)).toMatch(/about_magnt/);
+    expect(String(text!.text)).toMatch(/does not read, store or forward/);
+    expect(data).toEqual({
+      kind: "data",
+      data: pointerData(ORIGIN),
+    });
+  };
+}
+
+const sendMessageV03 = (message: unknown, id: string | number | null = 1) =>
+  rpc("message/send", { message, configuration: { blocking: true } } as Record<string, unknown>, id);
 
 /** §3 steps 2–7: media type, parse, batch, envelope, version. */
 const processingRows: WireCase[] = [
@@ -293,9 +316,9 @@ function versionRows(): WireCase[] {
     rejected("an empty header over query 1.0 (present header wins)", "0.3", { "A2A-Version": "" }, "/a2a?A2A-Version=1.0"),
     accepted("header 1.0 over query 0.3", { "A2A-Version": "1.0" }, "/a2a?A2A-Version=0.3"),
     {
-      ...rejected("a 0.3 method without header", "0.3", {}),
-      body: rpc("message/send", { message: { kind: "message", messageId: "x", role: "user", parts: [] } }, 13),
-      event: rpcError(-32009, "message/send", "0.3"),
+      ...rejected("a 0.3 method other than message/send without header", "0.3", {}),
+      body: rpc("tasks/get", { id: "task-1" }, 13),
+      event: rpcError(-32009, "tasks/get", "0.3"),
     },
   ];
 }
@@ -482,6 +505,91 @@ const methodRows: WireCase[] = [
   ),
 ];
 
+/** §6: what a 0.3 client (no version, or `0.x`) gets: `message/send` answered, everything else -32009. */
+const V03 = (method: string | null) => ({ a2a_protocol_version: "0.3" as const, a2a_method: method });
+const v03Rows: WireCase[] = [
+  {
+    name: "message/send without a version header gets the 0.3 pointer and echoes contextId",
+    headers: V03_HEADERS,
+    body: sendMessageV03(userMessageV03({ contextId: "ctx-03" }), "req-03"),
+    expect: { result: expectPointerMessageV03("ctx-03") },
+    event: { outcome: "success", ...V03("message/send") },
+  },
+  {
+    name: "message/send without contextId gets a new UUID",
+    headers: V03_HEADERS,
+    body: sendMessageV03(userMessageV03()),
+    expect: { result: expectPointerMessageV03(UUID) },
+    event: { outcome: "success", ...V03("message/send") },
+  },
+  {
+    name: "message/send with A2A-Version: 0.3 is the same",
+    headers: { ...V03_HEADERS, "A2A-Version": "0.3" },
+    body: sendMessageV03(userMessageV03({ contextId: "ctx-h" }), 2),
+    expect: { result: expectPointerMessageV03("ctx-h") },
+    event: { outcome: "success", ...V03("message/send") },
+  },
+  {
+    name: "message/send with A2A-Version: 0.2.5 is the same (any 0.x)",
+    headers: { ...V03_HEADERS, "A2A-Version": "0.2.5" },
+    body: sendMessageV03(userMessageV03(), 3),
+    expect: { result: expectPointerMessageV03(UUID) },
+    event: { outcome: "success", ...V03("message/send") },
+  },
+  {
+    name: "message/send with the query parameter 0.3 on /a2a/ is the same",
+    headers: V03_HEADERS,
+    path: "/a2a/?A2A-Version=0.3",
+    body: sendMessageV03(userMessageV03({ contextId: "q" }), 4),
+    expect: { result: expectPointerMessageV03("q") },
+    event: { outcome: "success", ...V03("message/send") },
+  },
+  {
+    name: "message/send with empty parts is -32602",
+    headers: V03_HEADERS,
+    body: sendMessageV03(userMessageV03({ parts: [] }), 5),
+    expect: { code: -32602, fields: ["message.parts"] },
+    event: rpcError(-32602, "message/send", "0.3"),
+  },
+  {
+    name: "message/send without params is -32602 naming message",
+    headers: V03_HEADERS,
+    body: rpc("message/send", undefined, 6),
+    expect: { code: -32602, fields: ["message"] },
+    event: rpcError(-32602, "message/send", "0.3"),
+  },
+  {
+    name: "message/send with a taskId is -32001",
+    headers: V03_HEADERS,
+    body: sendMessageV03(userMessageV03({ taskId: "task-1" }), 7),
+    expect: { code: -32001 },
+    event: rpcError(-32001, "message/send", "0.3"),
+  },
+  {
+    name: "message/send with A2A-Version: 1.1 is -32009 (not a 0.x version)",
+    headers: { ...V03_HEADERS, "A2A-Version": "1.1" },
+    body: sendMessageV03(userMessageV03(), 8),
+    expect: { code: -32009, mentionsMcp: true },
+    event: rpcError(-32009, "message/send", "unsupported"),
+  },
+  ...A2A_V03_METHODS.filter((method) => method !== "message/send").map(
+    (method): WireCase => ({
+      name: `the 0.3 method ${method} without a version is -32009 naming the MCP URL`,
+      headers: V03_HEADERS,
+      body: rpc(method, { id: "task-1", message: userMessageV03() }, 61),
+      expect: { code: -32009, mentionsMcp: true },
+      event: rpcError(-32009, method, "0.3"),
+    }),
+  ),
+  {
+    name: "an unknown method without a version is -32009, labelled unknown",
+    headers: V03_HEADERS,
+    body: rpc("Message/Send", { message: userMessageV03() }, 62),
+    expect: { code: -32009, mentionsMcp: true },
+    event: rpcError(-32009, "unknown", "0.3"),
+  },
+];
+
 describe("POST /a2a processing order (04 §3)", () => {
   it.each(processingRows.map((row) => [row.name, row] as const))("%s", async (_name, row) => {
     await runCase(row);
@@ -538,6 +646,24 @@ describe("A2A 1.0 method table (04 §4)", () => {
     const error = (await readRpc(unknown)).error!;
     expect(error.message).toContain(`${origin}/mcp`);
     expect(error.data![0]!.metadata).toEqual({ supportedVersions: "1.0", mcpUrl: `${origin}/mcp` });
+  });
+});
+
+describe("A2A 0.3 compatibility (04 §6)", () => {
+  it.each(v03Rows.map((row) => [row.name, row] as const))("%s", async (_name, row) => {
+    await runCase(row);
+  });
+
+  it("the 0.3 pointer is built from PUBLIC_ORIGIN, not from the request host", async () => {
+    const origin = "https://door.example.org";
+    const response = await callDoor(
+      "https://www.magnt.ru/a2a",
+      { method: "POST", headers: V03_HEADERS, body: encoder.encode(JSON.stringify(sendMessageV03(userMessageV03()))) },
+      { PUBLIC_ORIGIN: origin },
+    );
+    const text = await response.text();
+    expect(text).toContain(`${origin}/mcp`);
+    expect(text).not.toContain("magnt.ru");
   });
 });
 

@@ -4,7 +4,7 @@
  *   1. body limit (the edge, before routing) → 413
  *   2. Content-Type → 415 / -32005       5. envelope → -32600
  *   3. parse → -32700                    6. notification → 204
- *   4. batch → -32600                    7. version → -32009
+ *   4. batch → -32600                    7. version: 1.0, 0.3 or -32009
  *                                        8. dispatch (methods.ts)
  *
  * `processPost` decides; `serveA2aPost` records the decision in telemetry and
@@ -13,13 +13,13 @@
  */
 import type { DoorRequest } from "../edge/pipeline";
 import type { RequestTelemetry } from "../edge/telemetry";
-import { checkEnvelope, isAcceptedContentType, parseJsonBody, type JsonRpcId } from "./envelope";
+import { checkEnvelope, isAcceptedContentType, parseJsonBody, type JsonRpcId, type RpcRequest } from "./envelope";
 import { rpcErrors, type JsonRpcError } from "./errors";
 import type { A2aVersionLabel } from "./labels";
 import type { A2aMethodLabel } from "../contracts/events";
-import { dispatch, type MethodAnswer } from "./methods";
+import { dispatch, dispatchV03, type MethodAnswer } from "./methods";
 import { notificationAccepted, rpcResponse } from "./responses";
-import { a2aUrls } from "./urls";
+import { a2aUrls, type A2aUrls } from "./urls";
 import { checkVersion, readRequestedVersion } from "./version";
 
 /** What the bridge decided, with the telemetry labels known at that point. */
@@ -56,10 +56,19 @@ function processPost(req: DoorRequest): Decision {
 
   const { id, request, methodLabel } = envelope;
   const version = checkVersion(readRequestedVersion(req.request, req.url));
-  const answer: MethodAnswer = version.supported
-    ? dispatch(request.method, request.params, urls)
-    : { ok: false, error: rpcErrors.versionNotSupported(urls) };
-  return { kind: "answer", id, answer, methodLabel, versionLabel: version.label };
+  return { kind: "answer", id, answer: answerFor(version, request, urls), methodLabel, versionLabel: version };
+}
+
+/** Steps 7–8: the version class picks the method table (04 §4, §6). */
+function answerFor(version: A2aVersionLabel, request: RpcRequest, urls: A2aUrls): MethodAnswer {
+  switch (version) {
+    case "1.0":
+      return dispatch(request.method, request.params, urls);
+    case "0.3":
+      return dispatchV03(request.method, request.params, urls);
+    case "unsupported":
+      return { ok: false, error: rpcErrors.versionNotSupported(urls) };
+  }
 }
 
 /** An error answered before the version check (steps 3–5). */

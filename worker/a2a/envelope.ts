@@ -43,7 +43,7 @@ export function parseJsonBody(bytes: Uint8Array | null): ParsedBody {
 }
 
 /** A valid single request (step 5 passed). */
-interface RpcRequest {
+export interface RpcRequest {
   readonly method: string;
   readonly params: JsonObject;
 }

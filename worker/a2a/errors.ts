@@ -101,8 +101,9 @@ export const rpcErrors = {
   versionNotSupported: (urls: A2aUrls) =>
     a2aError(
       -32009,
-      `A2A version not supported: only A2A ${A2A_PROTOCOL_VERSION} is served (send the header ` +
-        `A2A-Version: ${A2A_PROTOCOL_VERSION}). MAGNT's tools are MCP tools at ${urls.mcp}`,
+      `A2A version not supported: this endpoint serves A2A ${A2A_PROTOCOL_VERSION} (send the header ` +
+        `A2A-Version: ${A2A_PROTOCOL_VERSION}); of A2A 0.3 it answers only message/send. ` +
+        `MAGNT's tools are MCP tools at ${urls.mcp}`,
       { supportedVersions: A2A_PROTOCOL_VERSION, mcpUrl: urls.mcp },
     ),
 } as const;

@@ -1,5 +1,6 @@
 /**
- * `SendMessage` (04 §4): the only method with a result that says something.
+ * `SendMessage` (04 §4) and its A2A 0.3 twin `message/send` (04 §6): the
+ * only methods with a result that says something.
  *
  * The bridge checks the message's shape, then answers with a fixed pointer to
  * MCP. Nothing of the incoming message is read beyond that shape check, and
@@ -59,6 +60,16 @@ function pointerText(urls: A2aUrls): string {
   );
 }
 
+/** The structured pointer, identical in both dialects (04 §4, §6). */
+function pointerData(urls: A2aUrls) {
+  return {
+    mcpUrl: urls.mcp,
+    mcpTransport: "streamable-http",
+    serverCardUrl: urls.serverCard,
+    agentCardUrl: urls.agentCard,
+  };
+}
+
 /** The `SendMessage` result: a direct agent message, never a task. */
 export function pointerMessage(urls: A2aUrls, contextId: string | null) {
   const [textMode, jsonMode] = A2A_MODES;
@@ -69,16 +80,26 @@ export function pointerMessage(urls: A2aUrls, contextId: string | null) {
       role: "ROLE_AGENT",
       parts: [
         { text: pointerText(urls), mediaType: textMode },
-        {
-          data: {
-            mcpUrl: urls.mcp,
-            mcpTransport: "streamable-http",
-            serverCardUrl: urls.serverCard,
-            agentCardUrl: urls.agentCard,
-          },
-          mediaType: jsonMode,
-        },
+        { data: pointerData(urls), mediaType: jsonMode },
       ],
     },
+  };
+}
+
+/**
+ * The A2A 0.3 `message/send` result (04 §6): the same pointer as a 0.3
+ * `Message` — the result is the message itself, every object carries its
+ * `kind`, the role is `agent`, and parts have no `mediaType` (0.3 has none).
+ */
+export function pointerMessageV03(urls: A2aUrls, contextId: string | null) {
+  return {
+    kind: "message",
+    messageId: crypto.randomUUID(),
+    contextId: contextId ?? crypto.randomUUID(),
+    role: "agent",
+    parts: [
+      { kind: "text", text: pointerText(urls) },
+      { kind: "data", data: pointerData(urls) },
+    ],
   };
 }

@@ -9,7 +9,7 @@ import { notFound } from "../edge/responses";
 import { serveStatic } from "../site/static-proxy";
 import { mcpRejections, serveMcpPreflight } from "../mcp/http";
 import { serveAiCatalog, serveServerCard, serveServerCardAlias } from "../mcp/server-card";
-import { a2aRejections, serveA2aPost, serveA2aPreflight, serveAgentCard } from "../a2a/index";
+import { a2aRejections, serveA2aPost, serveA2aPreflight, serveAgentCard, serveLegacyAgentCard } from "../a2a/index";
 
 interface PublicRouteHandlers {
   /** `POST /mcp`: served in place (monolith) or forwarded to core (gateway). */
@@ -45,7 +45,7 @@ export function publicRoutes(handlers: PublicRouteHandlers): RouteLookup {
     ["/.well-known/mcp/server-card.json", route("mcp_card", documentMethods(serveServerCardAlias))],
     ["/.well-known/ai-catalog.json", route("mcp_card", documentMethods(serveAiCatalog))],
     ["/.well-known/agent-card.json", route("a2a_card", documentMethods(serveAgentCard))],
-    ["/.well-known/agent.json", route("a2a_card", documentMethods(serveAgentCard))],
+    ["/.well-known/agent.json", route("a2a_card", documentMethods(serveLegacyAgentCard))],
     ["/__magnt_probe", route("http", { GET: handlers.probe, HEAD: handlers.probe })],
     ["/sse", notFoundRoute("http")],
   ]);
