@@ -65,6 +65,8 @@ export function startProcessGroup(signals: SignalSource): ProcessGroup {
   let isEnded = false;
   let settle: { resolve: () => void; reject: (error: EnvironmentError) => void } | undefined;
   const ended = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  // Awaited by the caller; a group nobody awaits (its first spawn threw) must not be an unhandled rejection.
+  ended.catch(() => undefined);
   const stopOthers = (): void => {
     stopping = true;
     for (const entry of running) if (!entry.done) entry.child.kill("SIGTERM");
@@ -104,7 +106,15 @@ export function startProcessGroup(signals: SignalSource): ProcessGroup {
   };
   return {
     add(members) {
-      const added = startAll(members);
+      let added: Running[];
+      try {
+        added = startAll(members);
+      } catch (error) {
+        failure ??= error instanceof EnvironmentError ? error : new EnvironmentError(`cannot start the group: ${String(error)}`);
+        stopOthers();
+        settleIfDone();
+        throw error;
+      }
       running.push(...added);
       for (const entry of added) {
         watch(entry);

@@ -124,6 +124,23 @@ export function ownerMetadataCheck(fetchImpl: FetchLike, origin: string, seen: (
   };
 }
 
+/**
+ * One cron pass answers 200 (Wrangler's scheduled-handler URL of the process
+ * where the cron runs). With notifications on, the first pass pins their
+ * activation time (05 §3): contacts left after it are sent at the next pass,
+ * older ones never.
+ */
+export function cronPassCheck(fetchImpl: FetchLike, url: string): ReadinessCheck {
+  return {
+    name: `the first cron pass at ${url}`,
+    async probe() {
+      const response = await request(fetchImpl, url);
+      await response.arrayBuffer();
+      return response.status === 200 ? undefined : `HTTP ${response.status}`;
+    },
+  };
+}
+
 /** Something accepts TCP connections on a loopback port (a stand-in; no request, so nothing shows in its log). */
 export function listeningCheck(name: string, host: string, port: number): ReadinessCheck {
   return {
