@@ -6,6 +6,15 @@
  * prints and what docs/clients.md shows are the same text (a test compares).
  * Only URLs go in: never a token or a secret — every client gets its own
  * tokens through the owner gateway's OAuth flow.
+ *
+ * Why the owner entries of VS Code and Cursor go through `mcp-remote`: the
+ * owner gateway accepts only redirect URIs on a loopback `http` address or an
+ * `https` origin listed in `OWNER_REDIRECT_ORIGINS` (06 §3.2). `mcp-remote`
+ * (like Claude Code) receives its code on a loopback address; VS Code's own
+ * registration also lists its vscode.dev addresses, and an editor's custom
+ * URI scheme is neither, so their built-in sign-in is refused unless the
+ * operator lists those origins (docs/clients.md). The public door needs no
+ * sign-in, so every client talks to it directly.
  */
 
 /** The server names the snippets use. */
@@ -18,6 +27,11 @@ export interface ClientConfigs {
   cursor: string;
 }
 
+/** A stdio server entry that runs `mcp-remote` for `url` (its OAuth callback is a loopback address). */
+function viaMcpRemote(url: string): { command: string; args: string[] } {
+  return { command: "npx", args: ["-y", "mcp-remote", url] };
+}
+
 /** The snippets for the public door's and (when given) the owner gateway's MCP URLs. */
 export function clientConfigs(doorMcp: string, ownerMcp?: string): ClientConfigs {
   const servers: Array<[string, string]> = [
@@ -27,9 +41,11 @@ export function clientConfigs(doorMcp: string, ownerMcp?: string): ClientConfigs
   const object = (entries: Array<[string, unknown]>) => Object.fromEntries(entries);
   return {
     claudeCode: servers.map(([name, url]) => `claude mcp add --transport http ${name} ${url}`),
-    claudeDesktop: JSON.stringify({ mcpServers: object(servers.map(([name, url]) => [name, { command: "npx", args: ["-y", "mcp-remote", url] }])) }),
-    vscode: JSON.stringify({ servers: object(servers.map(([name, url]) => [name, { type: "http", url }])) }),
-    cursor: JSON.stringify({ mcpServers: object(servers.map(([name, url]) => [name, { url }])) }),
+    claudeDesktop: JSON.stringify({ mcpServers: object(servers.map(([name, url]) => [name, viaMcpRemote(url)])) }),
+    vscode: JSON.stringify({
+      servers: object(servers.map(([name, url]) => [name, name === CLIENT_SERVER_NAMES.owner ? { type: "stdio", ...viaMcpRemote(url) } : { type: "http", url }])),
+    }),
+    cursor: JSON.stringify({ mcpServers: object(servers.map(([name, url]) => [name, name === CLIENT_SERVER_NAMES.owner ? viaMcpRemote(url) : { url }])) }),
   };
 }
 

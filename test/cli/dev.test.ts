@@ -75,6 +75,11 @@ function listeningDoor(call: SpawnCall, served: Served, printed: () => string, b
         response.writeHead(200, { "content-type": "application/json" }).end(TOOLS_LIST);
         return;
       }
+      if (request.url === "/cdn-cgi/handler/scheduled") {
+        record("cron");
+        response.writeHead(200).end("ok");
+        return;
+      }
       if (request.url === "/.well-known/oauth-authorization-server") {
         record(`owner ${behaviour.ownerStatus}`);
         response.writeHead(behaviour.ownerStatus, { "content-type": "application/json" }).end("{}");
@@ -122,8 +127,12 @@ function fakeDev(options: { applied?: string[]; dev?: FakeAnswer; failures?: num
         return {
           hang: true,
           started: () => {
+            const close = listeningDoor(call, served, () => printed, { failures: 0, ownerStatus: 404 });
             const timer = setTimeout(() => writeFileSync(join(registry, "magnt-core"), "{}"), options.registerAfterMs ?? 50);
-            return () => clearTimeout(timer);
+            return () => {
+              clearTimeout(timer);
+              close();
+            };
           },
         };
       }
@@ -386,7 +395,8 @@ describe("magnt dev --owner (the whole local owner loop)", () => {
     expect(owner!.options.stdio).toEqual(["ignore", "inherit", "inherit"]);
 
     // The announcement came after the public tools/list (one 503 first) and the owner metadata both answered.
-    expect(fake.served.answers).toEqual(["503", "200", "owner 200"]);
+    // With notifications on, a first cron pass on core pinned their activation before the announcement.
+    expect(fake.served.answers).toEqual(["503", "200", "owner 200", "cron"]);
     expect(fake.served.printedAt.every((printed) => !printed.includes("MAGNT door:"))).toBe(true);
     const devVarsPath = generatedDevVars(dir);
     const door = `http://localhost:${port}`;
@@ -396,6 +406,7 @@ describe("magnt dev --owner (the whole local owner loop)", () => {
       `MAGNT door: ${door}/ (MCP: ${door}/mcp) — ready: gateway + core + owner gateway, 3 wrangler dev processes`,
       `MAGNT owner: ${ownerOrigin}/ (owner MCP: ${ownerOrigin}/mcp, OAuth: ${ownerOrigin}/.well-known/oauth-authorization-server)`,
       `one cron pass (Telegram outbox; the cron runs on core, port ${corePort}): curl http://127.0.0.1:${corePort}/cdn-cgi/handler/scheduled`,
+      "  notifications are on: a first pass already ran, so a contact left from now on is sent at the next pass",
       `secrets and flags: ${devVarsPath} (local-only values generated now, never printed; flags: magnt flags list|enable|disable --owner; restart after a change)`,
       `GitHub: stand-in at http://127.0.0.1:${githubPort}, signs you in as the owner at once; its requests show here as "github stand-in:" lines`,
       `Telegram: stand-in at http://127.0.0.1:${telegramPort}; every message it receives shows here as "telegram stand-in:" lines`,
@@ -403,8 +414,8 @@ describe("magnt dev --owner (the whole local owner loop)", () => {
       `  Claude Code:    claude mcp add --transport http magnt-owner ${ownerOrigin}/mcp`,
       `                  claude mcp add --transport http magnt-door ${door}/mcp`,
       `  Claude Desktop (claude_desktop_config.json): {"mcpServers":{"magnt-owner":{"command":"npx","args":["-y","mcp-remote","${ownerOrigin}/mcp"]},"magnt-door":{"command":"npx","args":["-y","mcp-remote","${door}/mcp"]}}}`,
-      `  VS Code (.vscode/mcp.json): {"servers":{"magnt-owner":{"type":"http","url":"${ownerOrigin}/mcp"},"magnt-door":{"type":"http","url":"${door}/mcp"}}}`,
-      `  Cursor (.cursor/mcp.json): {"mcpServers":{"magnt-owner":{"url":"${ownerOrigin}/mcp"},"magnt-door":{"url":"${door}/mcp"}}}`,
+      `  VS Code (.vscode/mcp.json): {"servers":{"magnt-owner":{"type":"stdio","command":"npx","args":["-y","mcp-remote","${ownerOrigin}/mcp"]},"magnt-door":{"type":"http","url":"${door}/mcp"}}}`,
+      `  Cursor (.cursor/mcp.json): {"mcpServers":{"magnt-owner":{"command":"npx","args":["-y","mcp-remote","${ownerOrigin}/mcp"]},"magnt-door":{"url":"${door}/mcp"}}}`,
       "stop: Ctrl-C (stops every process this run started)",
     ]);
   });
@@ -492,6 +503,8 @@ describe("magnt dev --owner (the whole local owner loop)", () => {
     expect(run.lines).toContain(`secrets and flags: ${devVars} (your .dev.vars: it holds owner secrets, so nothing is generated; flags: magnt flags list|enable|disable --owner; restart after a change)`);
     expect(run.lines).toContain(`GitHub: GITHUB_OAUTH_ORIGIN/GITHUB_API_ORIGIN from ${devVars}; no stand-in started`);
     expect(run.lines).toContain(`  the owner gateway answers 503: OWNER_MCP_ENABLED is on but an owner secret in ${devVars} is missing or malformed (docs/owner-activation.md §2)`);
+    // Notifications are off in this .dev.vars: no cron pass ran.
+    expect(fake.served.answers).toEqual(["200", "owner 503"]);
 
     // The .dev.vars is removed: so is the link, and the generated local-only file takes its place.
     rmSync(devVars);

@@ -80,7 +80,7 @@ describe("npm start -- --owner on a fresh local config", () => {
     expect(output).toMatch(/Telegram: stand-in at http:\/\/127\.0\.0\.1:\d+; every message it receives shows here as "telegram stand-in:" lines/);
     expect(output).toContain(`claude mcp add --transport http magnt-owner ${owner}/mcp`);
     expect(output).toContain(`"magnt-owner":{"command":"npx","args":["-y","mcp-remote","${owner}/mcp"]}`);
-    expect(output).toContain(`"servers":{"magnt-owner":{"type":"http","url":"${owner}/mcp"}`);
+    expect(output).toContain(`"servers":{"magnt-owner":{"type":"stdio","command":"npx","args":["-y","mcp-remote","${owner}/mcp"]}`);
     expect(output).toContain("stop: Ctrl-C (stops every process this run started)");
     expect(readFileSync(generatedPath, "utf8").split("\n")[0]).toBe(GENERATED_MARKER);
   });
