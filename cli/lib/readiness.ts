@@ -127,7 +127,7 @@ export function ownerMetadataCheck(fetchImpl: FetchLike, origin: string, seen: (
 /**
  * One cron pass answers 200 (Wrangler's scheduled-handler URL of the process
  * where the cron runs). With notifications on, the first pass pins their
- * activation time (05 §3): contacts left after it are sent at the next pass,
+ * activation time (05 §5, step 3): contacts left after it are sent at the next pass,
  * older ones never.
  */
 export function cronPassCheck(fetchImpl: FetchLike, url: string): ReadinessCheck {
