@@ -78,8 +78,8 @@ export function registerDev(program: ParentCommand, ctx: CliContext): void {
     .option("--port <n>", `port to listen on (default: $PORT, else ${DEV_DEFAULT_PORT})`)
     .option("--ip <addr>", "address to listen on", DEV_DEFAULT_IP)
     .option("--no-migrate", "do not apply pending local migrations first")
-    .option("--telegram-api-origin <origin>", "send Telegram notifications to a loopback stand-in (e.g. http://127.0.0.1:8790)")
-    .option("--owner", "run the split deployment (gateway + core + owner gateway) so the owner MCP works offline")
+    .option("--telegram-api-origin <origin>", "send Telegram notifications to a loopback stand-in (the origin node scripts/telegram-stand-in.mjs prints)")
+    .option("--owner", "the whole local owner loop: split deployment (gateway + core + owner gateway), GitHub and Telegram stand-ins, local-only secrets when .dev.vars has none")
     .option("--owner-port <n>", "port of the owner gateway with --owner (default: --port + 1)")
     .addHelpText(
       "after",
@@ -87,8 +87,8 @@ export function registerDev(program: ParentCommand, ctx: CliContext): void {
         "npm start",
         "npm start -- --port 9000",
         "magnt dev --persist-to /tmp/magnt-state --no-migrate",
-        "magnt dev --telegram-api-origin http://127.0.0.1:8790   # then: curl http://127.0.0.1:8787/cdn-cgi/handler/scheduled",
-        "npm start -- --owner                 # door on 8787, owner MCP on 8788 (docs/owner-activation.md)",
+        "magnt dev --telegram-api-origin http://127.0.0.1:41000   # a stand-in's origin; then the printed curl runs one cron pass",
+        "npm start -- --owner                 # the whole owner loop: door on 8787, owner MCP on 8788, stand-ins (docs/owner-activation.md)",
         "magnt dev --owner --port 9000 --owner-port 9100",
       ]),
     )
