@@ -1,6 +1,7 @@
 /**
  * A group of child processes that runs and ends as one unit: `magnt dev`'s
- * one `wrangler dev` process, or the three of `magnt dev --owner` (08 §13).
+ * one `wrangler dev` process, or the three of `magnt dev --owner` with its
+ * two stand-ins (08 §13), added in stages (`startProcessGroup`).
  *
  * - Signals: SIGINT and SIGTERM of the CLI are forwarded to each running
  *   member itself (never to a shell or a wrapper), so Wrangler stops workerd
