@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * A tiny local stand-in for GitHub's OAuth endpoints, so the owner link flow
- * (06 §3.4) runs offline: point the owner gateway at it with
+ * (06 §3.4) runs offline. `npm start -- --owner` runs it by itself (on a free
+ * port, signing in as the split run's OWNER_GITHUB_ID); to run it alone, start
+ * it and point the owner gateway at the origin it prints:
  *
- *   GITHUB_OAUTH_ORIGIN=http://127.0.0.1:8790
- *   GITHUB_API_ORIGIN=http://127.0.0.1:8790
+ *   GITHUB_OAUTH_ORIGIN=http://127.0.0.1:<port>
+ *   GITHUB_API_ORIGIN=http://127.0.0.1:<port>
  *
  * (any other non-default value is refused by the gateway: only loopback http
  * origins, written exactly as `new URL(value).origin` prints them).
@@ -16,44 +18,70 @@
  *   POST /login/oauth/access_token   exchanges a code for a token (checks client id and secret when given)
  *   GET  /user                       the signed-in user's { id, login }
  *
- * Usage:
- *   node scripts/github-stand-in.mjs [--port 8790] [--host 127.0.0.1] [--id <numeric id>] [--login <name>]
- *        [--client-id <id>] [--client-secret <secret>] [--auto]
+ * Usage: see USAGE below (`--help`).
  *
- * --id defaults to $OWNER_GITHUB_ID (so you sign in as the owner); pass another
- * id to see the gateway refuse a stranger. --client-id/--client-secret default to
- * $GITHUB_CLIENT_ID/$GITHUB_CLIENT_SECRET; when neither is set any client is accepted.
- * It never prints codes, tokens or the client secret: one line per request, method and path only.
+ * --port defaults to 0: a free port, printed when it listens. --id defaults to
+ * $OWNER_GITHUB_ID (so you sign in as the owner); pass another id to see the
+ * gateway refuse a stranger. --client-id/--client-secret default to
+ * $GITHUB_CLIENT_ID/$GITHUB_CLIENT_SECRET; when neither is set any client is
+ * accepted. It never prints codes, tokens, the client id or secret, nor an id
+ * that came from the environment: what it says about itself goes to stderr,
+ * and stdout has one line per request, method and path only.
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 
-const { values: options } = parseArgs({
-  options: {
-    port: { type: "string", default: "8790" },
-    host: { type: "string", default: "127.0.0.1" },
-    id: { type: "string", default: process.env.OWNER_GITHUB_ID ?? "1" },
-    login: { type: "string", default: "local-owner" },
-    "client-id": { type: "string", default: process.env.GITHUB_CLIENT_ID },
-    "client-secret": { type: "string", default: process.env.GITHUB_CLIENT_SECRET },
-    auto: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  },
-});
+const USAGE = `Usage: node scripts/github-stand-in.mjs [options]
+
+A loopback stand-in for GitHub's OAuth endpoints (the owner link flow, offline).
+
+Options:
+  --port <n>             port to listen on (default 0: a free port, printed when listening)
+  --host <addr>          127.0.0.1 (default), localhost or ::1
+  --id <n>               numeric GitHub id it signs in as (default $OWNER_GITHUB_ID, else 1)
+  --login <name>         login it reports (default local-owner)
+  --client-id <id>       accept only this client id (default $GITHUB_CLIENT_ID; unset: any)
+  --client-secret <s>    accept only this client secret (default $GITHUB_CLIENT_SECRET; unset: any)
+  --auto                 approve at once instead of showing its Authorize page
+  -h, --help             show this help
+
+Then set GITHUB_OAUTH_ORIGIN and GITHUB_API_ORIGIN to the origin it prints
+(npm start -- --owner runs it by itself).`;
+
+function fail(message) {
+  console.error(`github-stand-in: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      port: { type: "string", default: "0" },
+      host: { type: "string", default: "127.0.0.1" },
+      id: { type: "string" },
+      login: { type: "string", default: "local-owner" },
+      "client-id": { type: "string", default: process.env.GITHUB_CLIENT_ID },
+      "client-secret": { type: "string", default: process.env.GITHUB_CLIENT_SECRET },
+      auto: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+} catch (error) {
+  fail(error.message);
+}
+const options = parsed.values;
+const idFromEnvironment = options.id === undefined && process.env.OWNER_GITHUB_ID !== undefined;
+options.id ??= process.env.OWNER_GITHUB_ID ?? "1";
 
 if (options.help) {
-  console.log("node scripts/github-stand-in.mjs [--port 8790] [--host 127.0.0.1] [--id N] [--login NAME] [--client-id ID] [--client-secret S] [--auto]");
+  console.log(USAGE);
   process.exit(0);
 }
-if (!/^[1-9][0-9]{0,19}$/.test(options.id)) {
-  console.error("--id must be a positive integer (the numeric GitHub id)");
-  process.exit(2);
-}
-if (!["127.0.0.1", "localhost", "::1"].includes(options.host)) {
-  console.error("--host must be a loopback address");
-  process.exit(2);
-}
+if (!/^[1-9][0-9]{0,19}$/.test(options.id)) fail("--id must be a positive integer (the numeric GitHub id)");
+if (!["127.0.0.1", "localhost", "::1"].includes(options.host)) fail("--host must be a loopback address");
+if (!/^[0-9]{1,5}$/.test(options.port) || Number(options.port) > 65535) fail("--port must be a port number (0 for a free one)");
 
 const user = { id: Number(options.id), login: options.login };
 /** code → expiry; token → true. Codes are single-use and live 10 minutes, as GitHub's. */
@@ -154,10 +182,21 @@ const server = createServer(async (request, response) => {
   }
 });
 
+server.on("error", (error) => {
+  console.error(
+    error.code === "EADDRINUSE"
+      ? `github-stand-in: port ${options.port} on ${options.host} is already in use: pass another --port (or --port 0 for a free one)`
+      : `github-stand-in: cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}`,
+  );
+  process.exit(1);
+});
+
 server.listen(Number(options.port), options.host, () => {
   const shown = options.host === "::1" ? "[::1]" : options.host;
-  console.log(`GitHub stand-in on http://${shown}:${options.port} signing in as ${user.login} (id ${user.id})${options.auto ? ", auto-approve" : ""}`);
-  console.log(`Set GITHUB_OAUTH_ORIGIN=http://${shown}:${options.port} and GITHUB_API_ORIGIN=http://${shown}:${options.port} in .dev.vars`);
+  const origin = `http://${shown}:${server.address().port}`;
+  const who = idFromEnvironment ? "the id in $OWNER_GITHUB_ID" : `id ${user.id}`;
+  console.error(`github-stand-in: listening on ${origin}, signing in as ${user.login} (${who})${options.auto ? ", approving at once" : ""}`);
+  console.error(`github-stand-in: set GITHUB_OAUTH_ORIGIN=${origin} and GITHUB_API_ORIGIN=${origin} for the owner gateway`);
 });
 
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.close(() => process.exit(0)));

@@ -5,30 +5,59 @@
  * one JSON line per request to stdout — the chat id, the message text and the
  * status it answered — so a developer can watch notifications offline.
  *
- *   node scripts/telegram-stand-in.mjs [--port 8790] [--host 127.0.0.1] [--answers 429:3,500,ok]
+ *   node scripts/telegram-stand-in.mjs [--port 0] [--host 127.0.0.1] [--answers 429:3,500,ok]
  *
+ * `--port` defaults to 0: a free port, printed (on stderr) when it listens.
  * `--answers` scripts the first answers in order (`ok`, a status such as `500`,
  * or `429:<retry_after>`); after the list, every request gets `ok`. The bot
- * token in the path is never printed. Point the door at it with
- * TELEGRAM_API_ORIGIN=http://127.0.0.1:8790 in .dev.vars, or
- * `magnt dev --telegram-api-origin http://127.0.0.1:8790`.
+ * token in the path is never printed. `npm start -- --owner` runs it by itself;
+ * alone, point the door at the origin it prints with TELEGRAM_API_ORIGIN in
+ * .dev.vars, or `magnt dev --telegram-api-origin <origin>`.
  */
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 
-const { values } = parseArgs({
-  options: {
-    port: { type: "string", default: "8790" },
-    host: { type: "string", default: "127.0.0.1" },
-    answers: { type: "string", default: "" },
-  },
-});
+const USAGE = `Usage: node scripts/telegram-stand-in.mjs [options]
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
-if (!LOOPBACK.has(values.host)) {
-  process.stderr.write("telegram-stand-in: --host must be a loopback address (127.0.0.1, localhost or ::1)\n");
+A loopback stand-in for the Telegram Bot API: answers POST /bot<token>/sendMessage
+and prints one JSON line per request on stdout (the token masked).
+
+Options:
+  --port <n>        port to listen on (default 0: a free port, printed when listening)
+  --host <addr>     127.0.0.1 (default), localhost or ::1
+  --answers <list>  the first answers in order: ok, a status such as 500, or 429:<retry_after>
+  -h, --help        show this help
+
+Then point the door at the origin it prints: TELEGRAM_API_ORIGIN in .dev.vars, or
+npm start -- --telegram-api-origin <origin> (npm start -- --owner runs it by itself).`;
+
+function fail(message) {
+  process.stderr.write(`telegram-stand-in: ${message}\n\n${USAGE}\n`);
   process.exit(2);
 }
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      port: { type: "string", default: "0" },
+      host: { type: "string", default: "127.0.0.1" },
+      answers: { type: "string", default: "" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+} catch (error) {
+  fail(error.message);
+}
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+if (!LOOPBACK.has(values.host)) fail("--host must be a loopback address (127.0.0.1, localhost or ::1)");
+if (!/^[0-9]{1,5}$/.test(values.port) || Number(values.port) > 65535) fail("--port must be a port number (0 for a free one)");
 
 const script = values.answers
   .split(",")
@@ -67,6 +96,15 @@ const server = createServer((request, response) => {
     response.writeHead(answer.status, { "content-type": "application/json" });
     response.end(JSON.stringify(answer.body));
   });
+});
+
+server.on("error", (error) => {
+  process.stderr.write(
+    error.code === "EADDRINUSE"
+      ? `telegram-stand-in: port ${values.port} on ${values.host} is already in use: pass another --port (or --port 0 for a free one)\n`
+      : `telegram-stand-in: cannot listen on ${values.host}:${values.port}: ${error.code ?? error.message}\n`,
+  );
+  process.exit(1);
 });
 
 server.listen(Number(values.port), values.host, () => {

@@ -27,6 +27,8 @@ export interface CliContext {
   /** Per-call Wrangler limits in ms (08 §4: 60 s local, 120 s remote). */
   wranglerTimeoutMs: { local: number; remote: number };
   signals: SignalSource;
+  /** How long `magnt dev` waits for the door to answer before it gives up (08 §13; tests shorten it). */
+  devReadyTimeoutMs?: number;
 }
 
 /** Wrangler time limits of 08 §4. */

@@ -1,16 +1,54 @@
 /**
  * The filesystem and port side of `magnt dev --owner` (the planner is
- * cli/lib/local-topology.ts): reading the committed deployable configs,
- * choosing the free ports, and writing the planned configs, the fresh dev
- * registry and the link to the user's `.dev.vars`.
+ * cli/lib/local-topology.ts): reading the committed deployable configs and
+ * the `.dev.vars` files, choosing the free ports, and writing the planned
+ * configs, the fresh dev registry, the generated local-only `.dev.vars` (once)
+ * and the link to the split run's `.dev.vars`.
  */
 import { copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { devVarsPath } from "./dev-vars";
+import { devVarsPath, parseDevVars, readDevVarsText } from "./dev-vars";
 import { EnvironmentError } from "./errors";
-import { devVarsSource, planLocalSplit, SPLIT_CONFIG_FILES, SPLIT_ROLES, splitPorts, type LocalSplitPlan, type SplitPorts, type SplitRole } from "./local-topology";
+import { createDevVarsOnce, generatedDevVarsText } from "./generated-dev-vars";
+import {
+  chooseSplitDevVars,
+  devVarsSource,
+  generatedDevVarsPath,
+  planLocalSplit,
+  SPLIT_CONFIG_FILES,
+  SPLIT_FREE_PORTS,
+  SPLIT_ROLES,
+  splitPorts,
+  type LocalSplitPlan,
+  type SplitDevVars,
+  type SplitPorts,
+  type SplitRole,
+} from "./local-topology";
 import { freeLoopbackPorts } from "./loopback-ports";
 import { readWranglerConfig, type WranglerConfig } from "./wrangler-config";
+
+/** The split run's `.dev.vars` for this local config (reads, writes nothing). */
+export function findSplitDevVars(local: WranglerConfig): SplitDevVars {
+  const userPath = devVarsSource(local);
+  const user = existsSync(userPath) ? parseDevVars(readDevVarsText(userPath)) : undefined;
+  const generated = generatedDevVarsPath(local);
+  return chooseSplitDevVars(userPath, user, generated, existsSync(generated));
+}
+
+/**
+ * The split run's `.dev.vars`, the generated one created first when it is the
+ * one and does not exist yet (`magnt flags --owner` and `writeLocalSplit`).
+ * Returns whether this call created it.
+ */
+export function ensureSplitDevVars(devVars: SplitDevVars): boolean {
+  if (devVars.kind !== "generated" || existsSync(devVars.source)) return false;
+  return createDevVarsOnce(devVars.source, generatedDevVarsText());
+}
+
+/** The values of the split run's `.dev.vars` (after `writeLocalSplit`): what the stand-ins must agree with. */
+export function readSplitDevVars(plan: LocalSplitPlan): Map<string, string> {
+  return parseDevVars(readDevVarsText(plan.devVars.source));
+}
 
 /**
  * Picks the ports and reads the deployable configs, then plans the run
@@ -28,6 +66,8 @@ export async function prepareLocalSplit(options: {
   telegramApiOrigin?: string;
 }): Promise<LocalSplitPlan> {
   const ports = await pickSplitPorts(options.ip, options.port, options.ownerPort);
+  const devVars = findSplitDevVars(options.local);
+  const names = devVars.present ? new Set(parseDevVars(readDevVarsText(devVars.source)).keys()) : new Set<string>();
   return planLocalSplit({
     local: options.local,
     deployables: readDeployables(options.projectDir),
@@ -35,13 +75,14 @@ export async function prepareLocalSplit(options: {
     ...(options.persistTo === undefined ? {} : { persistTo: options.persistTo }),
     ports,
     ...(options.telegramApiOrigin === undefined ? {} : { telegramApiOrigin: options.telegramApiOrigin }),
-    devVarsPresent: existsSync(devVarsSource(options.local)),
+    devVars,
+    devVarNames: names,
   });
 }
 
-/** Core's port and one inspector port per process: free loopback ports, distinct, none equal to the two public ones. */
+/** Core's port, one inspector port per process and one per stand-in: free loopback ports, distinct, none equal to the two public ones. */
 export async function pickSplitPorts(ip: string, port: number, ownerPort: number): Promise<SplitPorts> {
-  return splitPorts(ip, port, ownerPort, await freeLoopbackPorts(1 + SPLIT_ROLES.length, [port, ownerPort]));
+  return splitPorts(ip, port, ownerPort, await freeLoopbackPorts(SPLIT_FREE_PORTS, [port, ownerPort]));
 }
 
 /** The three committed deployable configs (00 §3) of the project directory, read without an environment. */
@@ -55,11 +96,16 @@ export function readDeployables(projectDir: string): Record<SplitRole, WranglerC
 }
 
 /**
- * Writes the plan: the generated configs, a fresh (empty) dev registry, and
- * the link to the user's `.dev.vars` (a stale link or copy from an earlier run
- * is removed first, so a deleted `.dev.vars` is deleted here too).
+ * Writes the plan: the generated configs, a fresh (empty) dev registry, the
+ * generated local-only `.dev.vars` when it is the split run's and does not
+ * exist yet (never over an existing file), and the link to the split run's
+ * `.dev.vars` (a stale link or copy from an earlier run is removed first, so
+ * a deleted `.dev.vars` is deleted here too). Returns whether it generated
+ * the local-only file.
  */
-export function writeLocalSplit(plan: LocalSplitPlan): void {
+export function writeLocalSplit(plan: LocalSplitPlan): boolean {
+  const generated = ensureSplitDevVars(plan.devVars);
+  const present = generated || existsSync(plan.devVars.source);
   try {
     mkdirSync(plan.dir, { recursive: true });
     rmSync(plan.registry, { recursive: true, force: true });
@@ -69,11 +115,12 @@ export function writeLocalSplit(plan: LocalSplitPlan): void {
     }
     const linked = devVarsPath(join(plan.dir, "any.json"));
     rmSync(linked, { force: true });
-    if (plan.devVars.present) linkOrCopy(plan.devVars.source, linked);
+    if (present) linkOrCopy(plan.devVars.source, linked);
   } catch (error) {
     if (error instanceof EnvironmentError) throw error;
     throw new EnvironmentError(`cannot write the local split configs in ${plan.dir}: ${(error as NodeJS.ErrnoException).code ?? "unwritable"}`);
   }
+  return generated;
 }
 
 /** A symbolic link keeps one copy of the secrets on disk and follows the user's edits; copy (0600) where links are refused. */

@@ -35,10 +35,20 @@
  * SITE_ORIGIN and OWNER_REDIRECT_ORIGINS empty); no variable of a deployable
  * is carried over with its production value.
  *
- * Secrets and flags: the user's one `.dev.vars`, next to the local config, is
- * linked (copied where links are not possible) into the generated directory,
- * where Wrangler reads it for all three Workers — as in production, where the
- * owner secrets are set on core and on the owner gateway alike (00 §7).
+ * Secrets and flags: one file, "the split run's `.dev.vars`", is linked
+ * (copied where links are not possible) into the generated directory, where
+ * Wrangler reads it for all three Workers — as in production, where the owner
+ * secrets are set on core and on the owner gateway alike (00 §7). Which file
+ * (`chooseSplitDevVars`): the user's `.dev.vars` next to the local config
+ * when it holds an owner secret (the owner was set up by hand); otherwise the
+ * generated local-only file under `.wrangler/magnt-dev-owner/`
+ * (cli/lib/generated-dev-vars.ts says why it can never serve a deployment),
+ * created on the first run. `magnt flags --owner` edits the same file.
+ *
+ * Stand-ins (issue 19 item 1): unless that file names the origin itself, the
+ * owner gateway is pointed at a GitHub stand-in and core at a Telegram
+ * stand-in (scripts/*-stand-in.mjs), each on its own free loopback port, run
+ * by `magnt dev` in the same process group.
  *
  * This module is the planner: configs, ports and facts in, a plan out, with
  * no filesystem and no sockets (paths are only computed). Reading the
@@ -49,6 +59,7 @@ import { dirname, join, resolve } from "node:path";
 import { D1_BINDING } from "../../worker/contracts";
 import { devVarsPath } from "./dev-vars";
 import { EnvironmentError } from "./errors";
+import { OWNER_SECRETS } from "./generated-dev-vars";
 import { LOOPBACK_IP } from "./loopback-ports";
 import type { D1DatabaseEntry, WranglerConfig } from "./wrangler-config";
 import { wranglerDevArgs } from "./wrangler-dev";
@@ -81,6 +92,39 @@ export interface SplitPorts {
   corePort: number;
   /** One inspector port per process. */
   inspector: Readonly<Record<SplitRole, number>>;
+  /** A free loopback port for each stand-in (used only when its stand-in runs). */
+  standIns: Readonly<Record<StandInRole, number>>;
+}
+
+/** The loopback stand-ins `magnt dev --owner` can run (scripts/<role>-stand-in.mjs). */
+export const STAND_IN_ROLES = ["github", "telegram"] as const;
+export type StandInRole = (typeof STAND_IN_ROLES)[number];
+
+/** The variables each stand-in replaces; a split run's `.dev.vars` naming one of them keeps its own value and runs no stand-in. */
+export const STAND_IN_VARIABLES: Readonly<Record<StandInRole, readonly string[]>> = {
+  github: ["GITHUB_OAUTH_ORIGIN", "GITHUB_API_ORIGIN"],
+  telegram: ["TELEGRAM_API_ORIGIN"],
+};
+
+export interface StandIn {
+  role: StandInRole;
+  port: number;
+  /** `http://127.0.0.1:<port>`, as the Worker's loopback rule wants it written. */
+  origin: string;
+  /** The arguments after `node scripts/<role>-stand-in.mjs`. */
+  args: string[];
+}
+
+/** Which file is the split run's `.dev.vars`, and why. */
+export interface SplitDevVars {
+  /** Absolute path of the file every process reads. */
+  source: string;
+  /** `yours`: the user's `.dev.vars` (it holds an owner secret); `generated`: the local-only file. */
+  kind: "yours" | "generated";
+  /** Whether the file exists now (a `generated` one that does not is created by `writeLocalSplit`). */
+  present: boolean;
+  /** The user's `.dev.vars`, and whether it exists (reported when `kind` is `generated`). */
+  user: { path: string; present: boolean };
 }
 
 export interface SplitProcess {
@@ -100,9 +144,11 @@ export interface LocalSplitPlan {
   registry: string;
   /** The one persistence directory of the three processes (absolute). */
   persistTo: string;
-  /** The user's `.dev.vars` (next to the local config) and whether it exists. */
-  devVars: { source: string; present: boolean };
+  /** The split run's `.dev.vars` (`chooseSplitDevVars`). */
+  devVars: SplitDevVars;
   processes: SplitProcess[];
+  /** The stand-ins to run (none when the `.dev.vars` or `--telegram-api-origin` names the origin). */
+  standIns: StandIn[];
   ports: SplitPorts;
 }
 
@@ -124,6 +170,7 @@ export function scheduledUrl(port: number): string {
 export function localVariables(
   ports: Pick<SplitPorts, "port" | "ownerPort">,
   telegramApiOrigin?: string,
+  githubOrigin?: string,
 ): ReadonlyArray<{ name: string; value: string; roles: readonly SplitRole[] }> {
   return [
     { name: "PUBLIC_ORIGIN", value: localOrigin(ports.port), roles: ["core", "gateway"] },
@@ -132,7 +179,38 @@ export function localVariables(
     { name: "OWNER_ORIGIN", value: localOrigin(ports.ownerPort), roles: ["core", "owner"] },
     { name: "OWNER_REDIRECT_ORIGINS", value: "", roles: ["owner"] },
     ...(telegramApiOrigin === undefined ? [] : [{ name: "TELEGRAM_API_ORIGIN", value: telegramApiOrigin, roles: ["core"] as const }]),
+    ...(githubOrigin === undefined
+      ? []
+      : STAND_IN_VARIABLES.github.map((name) => ({ name, value: githubOrigin, roles: ["owner"] as const }))),
   ];
+}
+
+/** The origin of a stand-in on a loopback port. */
+export function standInOrigin(port: number): string {
+  return `http://${LOOPBACK_IP}:${port}`;
+}
+
+/**
+ * The split run's `.dev.vars`: the user's own when it holds an owner secret
+ * (`OWNER_SECRETS`), else the generated local-only file. `user` is the user's
+ * file as parsed, or undefined when it does not exist.
+ */
+export function chooseSplitDevVars(
+  userPath: string,
+  user: ReadonlyMap<string, string> | undefined,
+  generatedPath: string,
+  generatedPresent: boolean,
+): SplitDevVars {
+  const holdsOwnerSecret = user !== undefined && OWNER_SECRETS.some((name) => (user.get(name) ?? "") !== "");
+  const userFile = { path: userPath, present: user !== undefined };
+  return holdsOwnerSecret
+    ? { source: userPath, kind: "yours", present: true, user: userFile }
+    : { source: generatedPath, kind: "generated", present: generatedPresent, user: userFile };
+}
+
+/** The generated local-only `.dev.vars` of a local config: `.wrangler/magnt-dev-owner/.dev.vars` next to it. */
+export function generatedDevVarsPath(local: WranglerConfig): string {
+  return devVarsPath(join(dirname(local.absolutePath), ".wrangler", "magnt-dev-owner", "any.json"));
 }
 
 /**
@@ -192,14 +270,19 @@ export function devVarsSource(local: WranglerConfig): string {
 /**
  * The ports of the split run from the two the user chose and `free`, free
  * loopback ports distinct from them: core's first, then one inspector port
- * per process in `SPLIT_ROLES` order.
+ * per process in `SPLIT_ROLES` order, then one per stand-in in
+ * `STAND_IN_ROLES` order.
  */
 export function splitPorts(ip: string, port: number, ownerPort: number, free: readonly number[]): SplitPorts {
-  if (free.length !== 1 + SPLIT_ROLES.length) throw new Error(`splitPorts needs ${1 + SPLIT_ROLES.length} free ports, got ${free.length}`);
-  const [corePort, ...inspectors] = free as [number, ...number[]];
-  const inspector = Object.fromEntries(SPLIT_ROLES.map((role, index) => [role, inspectors[index]!])) as Record<SplitRole, number>;
-  return { ip, port, ownerPort, corePort, inspector };
+  if (free.length !== SPLIT_FREE_PORTS) throw new Error(`splitPorts needs ${SPLIT_FREE_PORTS} free ports, got ${free.length}`);
+  const [corePort, ...rest] = free as [number, ...number[]];
+  const inspector = Object.fromEntries(SPLIT_ROLES.map((role, index) => [role, rest[index]!])) as Record<SplitRole, number>;
+  const standIns = Object.fromEntries(STAND_IN_ROLES.map((role, index) => [role, rest[SPLIT_ROLES.length + index]!])) as Record<StandInRole, number>;
+  return { ip, port, ownerPort, corePort, inspector, standIns };
 }
+
+/** How many free loopback ports `splitPorts` takes: core's, one inspector per process, one per stand-in. */
+export const SPLIT_FREE_PORTS = 1 + SPLIT_ROLES.length + STAND_IN_ROLES.length;
 
 /** What the planner needs; everything read from disk or the network is already in here. */
 export interface LocalSplitInputs {
@@ -212,8 +295,10 @@ export interface LocalSplitInputs {
   persistTo?: string;
   ports: SplitPorts;
   telegramApiOrigin?: string;
-  /** Whether the user's `.dev.vars` (`devVarsSource(local)`) exists. */
-  devVarsPresent: boolean;
+  /** The split run's `.dev.vars` (`chooseSplitDevVars`). */
+  devVars: SplitDevVars;
+  /** The names that file defines now (none for a generated file yet to be written: it names no origin). */
+  devVarNames: ReadonlySet<string>;
 }
 
 /** Plans the split run (pure: reads and writes nothing). */
@@ -222,7 +307,9 @@ export function planLocalSplit(inputs: LocalSplitInputs): LocalSplitPlan {
   const dir = join(dirname(local.absolutePath), ".wrangler", `magnt-dev-split-${ports.port}`);
   const persistTo = localPersistDirectory(local, inputs.cwd, inputs.persistTo);
   const database = localDatabaseEntry(local);
-  const variables = localVariables(ports, inputs.telegramApiOrigin);
+  const standIns = plannedStandIns(ports, inputs.devVarNames, inputs.telegramApiOrigin !== undefined);
+  const standInOf = (role: StandInRole) => standIns.find((standIn) => standIn.role === role)?.origin;
+  const variables = localVariables(ports, inputs.telegramApiOrigin ?? standInOf("telegram"), standInOf("github"));
   const processes = SPLIT_ROLES.map((role): SplitProcess => {
     const configPath = join(dir, `${role}.local.json`);
     return {
@@ -232,5 +319,21 @@ export function planLocalSplit(inputs: LocalSplitInputs): LocalSplitPlan {
       args: splitDevArgs(role, configPath, ports, persistTo),
     };
   });
-  return { dir, registry: join(dir, "registry"), persistTo, devVars: { source: devVarsSource(local), present: inputs.devVarsPresent }, processes, ports };
+  return { dir, registry: join(dir, "registry"), persistTo, devVars: inputs.devVars, processes, standIns, ports };
+}
+
+/**
+ * The stand-ins the run needs: each one whose variables the split run's
+ * `.dev.vars` leaves unset (the Telegram one also not when
+ * `--telegram-api-origin` names another origin). The GitHub stand-in approves
+ * at once (`--auto`): the owner's decision is the consent page's Approve,
+ * and a second click on a fake GitHub page adds nothing locally.
+ */
+export function plannedStandIns(ports: Pick<SplitPorts, "standIns">, devVarNames: ReadonlySet<string>, telegramGiven: boolean): StandIn[] {
+  return STAND_IN_ROLES.filter((role) => !STAND_IN_VARIABLES[role].some((name) => devVarNames.has(name)))
+    .filter((role) => role !== "telegram" || !telegramGiven)
+    .map((role) => {
+      const port = ports.standIns[role];
+      return { role, port, origin: standInOrigin(port), args: ["--port", String(port), ...(role === "github" ? ["--auto"] : [])] };
+    });
 }

@@ -33,3 +33,23 @@ export async function freeLoopbackPorts(count: number, taken: readonly number[])
   }
   return ports;
 }
+
+/**
+ * Refuses a port something already listens on, before any process starts: one
+ * line naming the port and the option that changes it, instead of workerd's
+ * stack trace after the migrations. Binding is the only reliable test (a
+ * listener on 0.0.0.0 or [::] also takes 127.0.0.1's port); the port is
+ * released at once. Other bind errors (an address not on this machine, a
+ * privileged port) are left to Wrangler, which words them itself.
+ */
+export async function ensurePortFree(ip: string, port: number, option: string): Promise<void> {
+  const server = createServer();
+  const code = await new Promise<string | undefined>((resolvePromise) => {
+    server.once("error", (error: NodeJS.ErrnoException) => resolvePromise(error.code ?? "error"));
+    server.listen({ port, host: ip, exclusive: true }, () => resolvePromise(undefined));
+  });
+  if (code === undefined) await new Promise<void>((resolvePromise) => server.close(() => resolvePromise()));
+  if (code === "EADDRINUSE") {
+    throw new EnvironmentError(`port ${port} on ${ip} is already in use: stop what listens there, or choose another port with ${option} <n>`);
+  }
+}

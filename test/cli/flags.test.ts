@@ -239,10 +239,13 @@ describe("magnt flags (local)", () => {
     expect(read(project.devVars)).toBe("DIALOGUE_READ_RECEIPTS_ENABLED=true\n");
   });
 
-  it.each(["OWNER_MCP_ENABLED", "OWNER_MCP_WRITE_ENABLED", "DIALOGUE_REPLIES_ENABLED"])("%s is not read by the monolith → exit 2", async (flag) => {
+  it.each(["OWNER_MCP_ENABLED", "OWNER_MCP_WRITE_ENABLED", "DIALOGUE_REPLIES_ENABLED"])("%s is not read by the monolith → exit 2, naming the Workers and configs that read it and --owner", async (flag) => {
     const project = localProject();
     wrangler();
-    expect((await runMagnt(["flags", "enable", flag, "--yes"], { cwd: project.dir })).code).toBe(2);
+    const run = await runMagnt(["flags", "enable", flag, "--yes"], { cwd: project.dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${flag} is not read by the monolith Worker of wrangler.local.jsonc: it is read by core (wrangler.core.jsonc)`);
+    expect(run.stderr).toContain("for the local split run (magnt dev --owner): --owner");
   });
 
   it.each(["telegram_notifications_enabled", "FOO", "TELEGRAM_BOT_TOKEN"])("unknown flag %s → exit 2", async (flag) => {
@@ -395,5 +398,99 @@ describe("magnt flags (remote)", () => {
     const fake = wrangler({ secrets: ["DIALOGUE_ENABLED", "OWNER_MCP_ENABLED", "OWNER_MCP_WRITE_ENABLED"] });
     expect((await runMagnt(args, { cwd: project })).code).toBe(0);
     expect(fake.calls.find((call) => call.args[1] === "put")!.args).toEqual(["secret", "put", "DIALOGUE_REPLIES_ENABLED", "--config", "wrangler.core.jsonc"]);
+  });
+});
+
+describe("magnt flags --owner (the local split run's .dev.vars)", () => {
+  /** A project with the deployable configs next to the local one (the split run reads core's cron from wrangler.core.jsonc). */
+  function splitProject(devVars?: string): { dir: string; user: string; generated: string } {
+    const dir = tempProject();
+    for (const file of ["wrangler.core.jsonc", "wrangler.gateway.jsonc", "wrangler.owner.jsonc"]) {
+      writeFileSync(join(dir, file), readFileSync(join(REPO_ROOT_FOR_FLAGS, file), "utf8"));
+    }
+    if (devVars !== undefined) writeFileSync(join(dir, ".dev.vars"), devVars);
+    return { dir, user: join(dir, ".dev.vars"), generated: join(dir, ".wrangler", "magnt-dev-owner", ".dev.vars") };
+  }
+  const ALL = [...ALL_APPLIED, "0006_owner_state.sql", "0007_dialogue.sql"];
+
+  it("list --json: all eight flags as an array, each with the Workers that read it, from the generated file (created as magnt dev --owner would)", async () => {
+    const project = splitProject();
+    wrangler({ applied: ALL });
+    const run = await runMagnt(["flags", "list", "--owner", "--json"], { cwd: project.dir });
+    expect(run.code, run.stderr).toBe(0);
+    const listed = JSON.parse(run.stdout) as { role: string; mode: string; flags: { flag: string; state: string; read_by: string[] }[] };
+    expect(listed).toMatchObject({ role: "split", mode: "local" });
+    expect(Array.isArray(listed.flags)).toBe(true);
+    expect(listed.flags.map((row) => [row.flag, row.state, row.read_by])).toEqual([
+      ["TELEGRAM_NOTIFICATIONS_ENABLED", "on", ["core"]],
+      ["TELEGRAM_GOAL_NOTIFICATIONS_ENABLED", "off", ["core"]],
+      ["TELEGRAM_PREVIEW_MODE", "off", ["core"]],
+      ["OWNER_MCP_ENABLED", "on", ["core", "owner_gateway"]],
+      ["OWNER_MCP_WRITE_ENABLED", "on", ["core", "owner_gateway"]],
+      ["DIALOGUE_ENABLED", "on", ["core"]],
+      ["DIALOGUE_REPLIES_ENABLED", "on", ["core"]],
+      ["DIALOGUE_READ_RECEIPTS_ENABLED", "on", ["core"]],
+    ]);
+    expect(existsSync(project.generated)).toBe(true);
+    expect(existsSync(project.user)).toBe(false);
+    expect(run.stderr).toContain(`created ${project.generated} with generated local-only values`);
+    // No generated value is printed.
+    for (const [name, value] of parseDevVars(read(project.generated))) if (!name.endsWith("_ENABLED")) expect(run.stdout + run.stderr).not.toContain(value);
+  });
+
+  it("enable/disable --owner edit the generated file only, with the restart hint; the user's .dev.vars without owner secrets stays as it is", async () => {
+    const mine = "TELEGRAM_BOT_TOKEN=123:abc\n";
+    const project = splitProject(mine);
+    wrangler({ applied: ALL });
+    const enabled = await runMagnt(["flags", "enable", "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED", "--owner", "--yes"], { cwd: project.dir });
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toContain(`TELEGRAM_GOAL_NOTIFICATIONS_ENABLED enabled (true) in ${project.generated}`);
+    expect(enabled.stderr).toContain("restart magnt dev --owner if it is running");
+    expect(parseDevVars(read(project.generated)).get("TELEGRAM_GOAL_NOTIFICATIONS_ENABLED")).toBe("true");
+    const disabled = await runMagnt(["flags", "disable", "DIALOGUE_ENABLED", "--owner", "--yes"], { cwd: project.dir });
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(disabled.stderr).toContain("with DIALOGUE_ENABLED off on the core Worker of the local split run:");
+    expect(disabled.stderr).toContain("DIALOGUE_REPLIES_ENABLED is still on and needs DIALOGUE_ENABLED");
+    expect(parseDevVars(read(project.generated)).has("DIALOGUE_ENABLED")).toBe(false);
+    expect(read(project.user)).toBe(mine);
+  });
+
+  it("enable --owner checks every prerequisite of every Worker that reads the flag (core's migration, the gateway's GitHub client), changing nothing when one fails", async () => {
+    const project = splitProject("OWNER_GITHUB_ID=12345\nOWNER_TOKEN_SIGNING_KEY=x\n");
+    wrangler({ applied: ALL_APPLIED });
+    const run = await runMagnt(["flags", "enable", "OWNER_MCP_ENABLED", "--owner", "--yes", "--json"], { cwd: project.dir });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout.trim().split("\n")[0]!) as { role: string; checks: { check: string; ok: boolean }[] };
+    expect(result.role).toBe("split");
+    expect(result.checks.filter((check) => !check.ok).map((check) => check.check)).toEqual([
+      "migration 0006_owner_state.sql applied",
+      "secret GITHUB_CLIENT_ID present",
+      "secret GITHUB_CLIENT_SECRET present",
+    ]);
+    // The user's .dev.vars holds owner secrets: it is the split run's, and nothing was generated.
+    expect(read(project.user)).toBe("OWNER_GITHUB_ID=12345\nOWNER_TOKEN_SIGNING_KEY=x\n");
+    expect(existsSync(project.generated)).toBe(false);
+  });
+
+  it("the notification flag's cron is core's (wrangler.core.jsonc)", async () => {
+    const project = splitProject();
+    wrangler({ applied: ALL });
+    await runMagnt(["flags", "disable", "TELEGRAM_NOTIFICATIONS_ENABLED", "--owner", "--yes"], { cwd: project.dir });
+    const run = await runMagnt(["flags", "enable", "TELEGRAM_NOTIFICATIONS_ENABLED", "--owner", "--yes", "--json"], { cwd: project.dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { checks: { check: string }[] }).checks.map((check) => check.check)).toContain('cron "* * * * *" in wrangler.core.jsonc');
+  });
+
+  it.each([
+    [["--remote", "--config", "wrangler.core.jsonc"], "--owner manages the local split run's .dev.vars"],
+    [["--env", "staging"], "takes no --env"],
+  ])("--owner %j → exit 2, nothing spawned or written", async (extra, message) => {
+    const project = splitProject();
+    const fake = wrangler();
+    const run = await runMagnt(["flags", "list", "--owner", ...extra], { cwd: project.dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(fake.calls).toHaveLength(0);
+    expect(existsSync(project.generated)).toBe(false);
   });
 });

@@ -35,6 +35,10 @@ export interface RunOptions {
   tty?: boolean;
   timeouts?: { local: number; remote: number };
   signals?: EventEmitter;
+  /** Called with each stdout chunk as it is written (to see what was printed when). */
+  onStdout?: (chunk: string) => void;
+  /** `magnt dev`'s readiness limit (ms). */
+  devReadyTimeoutMs?: number;
 }
 
 /** Runs `magnt <argv>` in-process. */
@@ -44,7 +48,14 @@ export async function runMagnt(argv: string[], options: RunOptions = {}): Promis
   const tty = options.tty ?? false;
   const signals = options.signals ?? new EventEmitter();
   const ctx: CliContext = {
-    stdout: { write: (chunk: string) => (stdout += chunk), isTTY: tty },
+    stdout: {
+      write: (chunk: string) => {
+        stdout += chunk;
+        options.onStdout?.(chunk);
+        return true;
+      },
+      isTTY: tty,
+    },
     stderr: { write: (chunk: string) => (stderr += chunk), isTTY: tty },
     stdin: { isTTY: tty },
     env: { PATH: process.env.PATH, ...(options.env ?? {}) },
@@ -54,6 +65,7 @@ export async function runMagnt(argv: string[], options: RunOptions = {}): Promis
       on: (signal, listener) => signals.on(signal, listener),
       off: (signal, listener) => signals.off(signal, listener),
     },
+    ...(options.devReadyTimeoutMs === undefined ? {} : { devReadyTimeoutMs: options.devReadyTimeoutMs }),
   };
   const code = await runCli(argv, ctx);
   const lines = stdout.split("\n").filter((line) => line.trim() !== "");
@@ -67,6 +79,8 @@ export interface FakeAnswer {
   stderr?: string;
   /** Never exit on its own (for time-limit and signal tests). */
   hang?: boolean;
+  /** Run when the child starts (a fake `wrangler dev` that listens, say); what it returns runs when the child ends. */
+  started?: () => () => void;
 }
 
 export interface SpawnCall {
@@ -89,21 +103,24 @@ export interface FakeChild extends EventEmitter {
  * Scripts the mocked `spawn`: `answer` is called with Wrangler's argv and
  * returns what the child does. Returns the recorded calls and children.
  */
-export function installFakeWrangler(spawnMock: Mock, answer: (args: string[]) => FakeAnswer): { calls: SpawnCall[]; children: FakeChild[] } {
+export function installFakeWrangler(spawnMock: Mock, answer: (args: string[], call: SpawnCall) => FakeAnswer): { calls: SpawnCall[]; children: FakeChild[] } {
   const calls: SpawnCall[] = [];
   const children: FakeChild[] = [];
   spawnMock.mockReset();
   spawnMock.mockImplementation((command: string, argv: string[], options: SpawnCall["options"]) => {
     const [script = "", ...args] = argv;
-    calls.push({ command, script, args, options });
+    const call: SpawnCall = { command, script, args, options };
+    calls.push(call);
     const child = new EventEmitter() as FakeChild;
     child.stdout = new PassThrough();
     child.stderr = new PassThrough();
     child.killedWith = [];
     let done = false;
+    let cleanUp: (() => void) | undefined;
     const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
       if (done) return;
       done = true;
+      cleanUp?.();
       child.stdout.end();
       child.stderr.end();
       setImmediate(() => {
@@ -117,7 +134,8 @@ export function installFakeWrangler(spawnMock: Mock, answer: (args: string[]) =>
       return true;
     };
     children.push(child);
-    const reply = answer(args);
+    const reply = answer(args, call);
+    cleanUp = reply.started?.();
     setImmediate(() => {
       if (reply.stdout !== undefined) child.stdout.write(reply.stdout);
       if (reply.stderr !== undefined) child.stderr.write(reply.stderr);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { planLocalSplit, splitPorts, SPLIT_ROLES, type LocalSplitInputs, type SplitRole } from "../../cli/lib/local-topology";
+import { chooseSplitDevVars, generatedDevVarsPath, planLocalSplit, plannedStandIns, splitPorts, SPLIT_ROLES, type LocalSplitInputs, type SplitDevVars, type SplitRole } from "../../cli/lib/local-topology";
 import { EnvironmentError } from "../../cli/lib/errors";
 import type { WranglerConfig } from "../../cli/lib/wrangler-config";
 import { wranglerDevArgs } from "../../cli/lib/wrangler-dev";
@@ -68,10 +68,12 @@ const DEPLOYABLES: Record<SplitRole, WranglerConfig> = {
   }),
 };
 
-const PORTS = splitPorts("0.0.0.0", 9000, 9001, [41000, 41001, 41002, 41003]);
+const PORTS = splitPorts("0.0.0.0", 9000, 9001, [41000, 41001, 41002, 41003, 41004, 41005]);
+const GENERATED = join(PROJECT, ".wrangler", "magnt-dev-owner", ".dev.vars");
+const GENERATED_DEV_VARS: SplitDevVars = { source: GENERATED, kind: "generated", present: false, user: { path: join(PROJECT, ".dev.vars"), present: false } };
 
 function inputs(overrides: Partial<LocalSplitInputs> = {}): LocalSplitInputs {
-  return { local: LOCAL, deployables: DEPLOYABLES, cwd: "/work/elsewhere", ports: PORTS, devVarsPresent: false, ...overrides };
+  return { local: LOCAL, deployables: DEPLOYABLES, cwd: "/work/elsewhere", ports: PORTS, devVars: GENERATED_DEV_VARS, devVarNames: new Set(), ...overrides };
 }
 
 describe("wranglerDevArgs (08 §13)", () => {
@@ -97,12 +99,19 @@ describe("wranglerDevArgs (08 §13)", () => {
 });
 
 describe("splitPorts", () => {
-  it("gives core the first free port and each process its own inspector port, in SPLIT_ROLES order", () => {
-    expect(PORTS).toEqual({ ip: "0.0.0.0", port: 9000, ownerPort: 9001, corePort: 41000, inspector: { core: 41001, gateway: 41002, owner: 41003 } });
+  it("gives core the first free port, each process its own inspector port (SPLIT_ROLES order), then each stand-in one", () => {
+    expect(PORTS).toEqual({
+      ip: "0.0.0.0",
+      port: 9000,
+      ownerPort: 9001,
+      corePort: 41000,
+      inspector: { core: 41001, gateway: 41002, owner: 41003 },
+      standIns: { github: 41004, telegram: 41005 },
+    });
   });
 
   it("refuses a wrong number of free ports (a bug, not a user error)", () => {
-    expect(() => splitPorts("127.0.0.1", 9000, 9001, [1, 2, 3])).toThrow(/needs 4 free ports/);
+    expect(() => splitPorts("127.0.0.1", 9000, 9001, [1, 2, 3, 4])).toThrow(/needs 6 free ports/);
   });
 });
 
@@ -115,7 +124,11 @@ describe("planLocalSplit (pure)", () => {
     expect(plan.dir).toBe(dir);
     expect(plan.registry).toBe(join(dir, "registry"));
     expect(plan.persistTo).toBe(state);
-    expect(plan.devVars).toEqual({ source: join(PROJECT, ".dev.vars"), present: false });
+    expect(plan.devVars).toEqual(GENERATED_DEV_VARS);
+    expect(plan.standIns).toEqual([
+      { role: "github", port: 41004, origin: "http://127.0.0.1:41004", args: ["--port", "41004", "--auto"] },
+      { role: "telegram", port: 41005, origin: "http://127.0.0.1:41005", args: ["--port", "41005"] },
+    ]);
     expect(plan.processes.map((worker) => worker.role)).toEqual([...SPLIT_ROLES]);
     const args = Object.fromEntries(plan.processes.map((worker) => [worker.role, worker.args]));
     expect(args.core).toEqual(["dev", "--config", join(dir, "core.local.json"), "--local", "--ip", "127.0.0.1", "--port", "41000", "--inspector-port", "41001", "--persist-to", state]);
@@ -123,8 +136,9 @@ describe("planLocalSplit (pure)", () => {
     expect(args.owner).toEqual(["dev", "--config", join(dir, "owner.local.json"), "--local", "--ip", "0.0.0.0", "--port", "9001", "--inspector-port", "41003", "--persist-to", state]);
   });
 
-  it("keeps only the allow-listed keys, makes main absolute, sets the local variables per role and the local database on core", () => {
+  it("keeps only the allow-listed keys, makes main absolute, sets the local variables per role (the stand-ins' origins too) and the local database on core", () => {
     const plan = planLocalSplit(inputs({ telegramApiOrigin: "http://127.0.0.1:8790" }));
+    expect(plan.standIns.map((standIn) => standIn.role)).toEqual(["github"]);
     const configs = Object.fromEntries(plan.processes.map((worker) => [worker.role, worker.config]));
     expect(configs.core).toEqual({
       name: "magnt-core",
@@ -149,15 +163,31 @@ describe("planLocalSplit (pure)", () => {
       compatibility_date: "2026-04-01",
       services: [{ binding: "OWNER_CORE", service: "magnt-core", entrypoint: "OwnerEntrypoint" }],
       main: join(PROJECT, "worker/entries/owner-gateway.ts"),
-      vars: { ALLOWED_HOSTS: "", OWNER_ORIGIN: "http://localhost:9001", OWNER_REDIRECT_ORIGINS: "" },
+      vars: {
+        ALLOWED_HOSTS: "",
+        OWNER_ORIGIN: "http://localhost:9001",
+        OWNER_REDIRECT_ORIGINS: "",
+        GITHUB_OAUTH_ORIGIN: "http://127.0.0.1:41004",
+        GITHUB_API_ORIGIN: "http://127.0.0.1:41004",
+      },
     });
   });
 
-  it("a relative --persist-to is relative to the working directory; .dev.vars presence is an input", () => {
-    const plan = planLocalSplit(inputs({ persistTo: "state", devVarsPresent: true }));
+  it("a .dev.vars that names an origin keeps it: no stand-in and no variable for it", () => {
+    const plan = planLocalSplit(inputs({ devVarNames: new Set(["GITHUB_OAUTH_ORIGIN", "TELEGRAM_API_ORIGIN"]) }));
+    expect(plan.standIns).toEqual([]);
+    const configs = Object.fromEntries(plan.processes.map((worker) => [worker.role, worker.config]));
+    expect(configs.owner!.vars).toEqual({ ALLOWED_HOSTS: "", OWNER_ORIGIN: "http://localhost:9001", OWNER_REDIRECT_ORIGINS: "" });
+    expect(configs.core!.vars).not.toHaveProperty("TELEGRAM_API_ORIGIN");
+    expect(plannedStandIns(PORTS, new Set(["GITHUB_API_ORIGIN"]), false).map((standIn) => standIn.role)).toEqual(["telegram"]);
+  });
+
+  it("a relative --persist-to is relative to the working directory; the .dev.vars decision is an input", () => {
+    const mine: SplitDevVars = { source: join(PROJECT, ".dev.vars"), kind: "yours", present: true, user: { path: join(PROJECT, ".dev.vars"), present: true } };
+    const plan = planLocalSplit(inputs({ persistTo: "state", devVars: mine }));
     expect(plan.persistTo).toBe("/work/elsewhere/state");
     expect(plan.processes.every((worker) => worker.args.at(-1) === "/work/elsewhere/state")).toBe(true);
-    expect(plan.devVars.present).toBe(true);
+    expect(plan.devVars).toBe(mine);
   });
 
   it("a local config without a CONTACTS database id, or a deployable without main, is an environment failure", () => {
@@ -166,5 +196,21 @@ describe("planLocalSplit (pure)", () => {
     expect(() => planLocalSplit(inputs({ local: noDatabase }))).toThrow(/declares no CONTACTS database/);
     const noMain = { ...DEPLOYABLES, owner: config("wrangler.owner.jsonc", { name: "magnt-owner" }) };
     expect(() => planLocalSplit(inputs({ deployables: noMain }))).toThrow(/wrangler\.owner\.jsonc has no "main" entry module/);
+  });
+});
+
+describe("chooseSplitDevVars: which file is the split run's .dev.vars", () => {
+  const user = join(PROJECT, ".dev.vars");
+  it("the generated local-only file next to the local config, when the user's .dev.vars is missing", () => {
+    expect(generatedDevVarsPath(LOCAL)).toBe(GENERATED);
+    expect(chooseSplitDevVars(user, undefined, GENERATED, false)).toEqual(GENERATED_DEV_VARS);
+    expect(chooseSplitDevVars(user, undefined, GENERATED, true)).toMatchObject({ kind: "generated", present: true });
+  });
+  it("the generated one when the user's holds no owner secret (say, only Telegram settings) — the user's is reported, not read", () => {
+    const values = new Map([["TELEGRAM_BOT_TOKEN", "1:x"], ["OWNER_MCP_ENABLED", "true"], ["OWNER_GITHUB_ID", ""]]);
+    expect(chooseSplitDevVars(user, values, GENERATED, false)).toEqual({ ...GENERATED_DEV_VARS, user: { path: user, present: true } });
+  });
+  it.each(["OWNER_GITHUB_ID", "OWNER_TOKEN_SIGNING_KEY", "GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET"])("the user's own when it holds %s", (name) => {
+    expect(chooseSplitDevVars(user, new Map([[name, "x"]]), GENERATED, true)).toEqual({ source: user, kind: "yours", present: true, user: { path: user, present: true } });
   });
 });

@@ -5,6 +5,8 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import * as childProcess from "node:child_process";
+import { EventEmitter } from "node:events";
+import { createServer } from "node:http";
 import { parseStandInOrigin, scheduledUrl } from "../../cli/commands/dev";
 import { installFakeWrangler, runMagnt } from "./harness";
 
@@ -12,11 +14,28 @@ vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOrigi
 const spawnMock = vi.mocked(childProcess.spawn);
 
 describe("magnt dev and the Telegram stand-in", () => {
-  it("prints how to run one cron pass", async () => {
-    installFakeWrangler(spawnMock, () => ({ code: 0 }));
-    const run = await runMagnt(["dev", "--no-migrate", "--port", "9000"]);
+  it("prints how to run one cron pass, once the door answers", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // A wrangler dev that listens like the real one and answers the readiness tools/list.
+    installFakeWrangler(spawnMock, () => ({
+      hang: true,
+      started: () => {
+        const door = createServer((_request, response) => response.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"x"}]}}'));
+        door.listen(port, "127.0.0.1");
+        return () => door.close();
+      },
+    }));
+    const signals = new EventEmitter();
+    let stdout = "";
+    const running = runMagnt(["dev", "--no-migrate", "--port", String(port)], { signals, onStdout: (chunk) => (stdout += chunk) });
+    await vi.waitFor(() => expect(stdout).toContain("stop: Ctrl-C"), { timeout: 20_000 });
+    signals.emit("SIGINT");
+    const run = await running;
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("curl http://127.0.0.1:9000/cdn-cgi/handler/scheduled");
+    expect(run.stdout).toContain(`one cron pass (Telegram outbox, runs on this door, port ${port}): curl http://127.0.0.1:${port}/cdn-cgi/handler/scheduled`);
     expect(scheduledUrl(8787)).toBe("http://127.0.0.1:8787/cdn-cgi/handler/scheduled");
   });
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { EnvironmentError } from "../../cli/lib/errors";
-import { runProcessGroup, type GroupMember } from "../../cli/lib/process-group";
+import { runProcessGroup, startProcessGroup, type GroupMember } from "../../cli/lib/process-group";
 
 /** A child that records the signals it gets and exits when told to (or stays up when `stubborn`). */
 class StandIn extends EventEmitter {
@@ -84,5 +84,41 @@ describe("runProcessGroup", () => {
     expect(() => runProcessGroup(signals, [member("a", first), broken])).toThrow("run npm ci");
     expect(first.killedWith).toEqual(["SIGTERM"]);
     expect(signals.listenerCount("SIGINT") + signals.listenerCount("SIGTERM")).toBe(0);
+  });
+
+  it("staged: members added later join the same unit (a signal reaches both stages, one crash stops all)", async () => {
+    const signals = new EventEmitter();
+    const [a, b, c] = [new StandIn(), new StandIn(), new StandIn()];
+    const group = startProcessGroup(signals);
+    group.add([member("a", a)]);
+    group.add([member("b", b), member("c", c)]);
+    b.emit("exit", 1, null);
+    await expect(group.ended).rejects.toThrow("b ended with exit code 1");
+    expect(a.killedWith).toEqual(["SIGTERM"]);
+    expect(c.killedWith).toEqual(["SIGTERM"]);
+    expect(group.isEnded).toBe(true);
+    expect(signals.listenerCount("SIGINT") + signals.listenerCount("SIGTERM")).toBe(0);
+  });
+
+  it("staged: a member added after the group ended is stopped at once and changes nothing", async () => {
+    const signals = new EventEmitter();
+    const a = new StandIn();
+    const group = startProcessGroup(signals);
+    group.add([member("a", a)]);
+    signals.emit("SIGINT");
+    await expect(group.ended).resolves.toBeUndefined();
+    const late = new StandIn();
+    group.add([member("late", late)]);
+    expect(late.killedWith).toEqual(["SIGINT"]);
+  });
+
+  it("staged: stop() ends the group without a failure", async () => {
+    const signals = new EventEmitter();
+    const [a, b] = [new StandIn(), new StandIn()];
+    const group = startProcessGroup(signals);
+    group.add([member("a", a), member("b", b)]);
+    group.stop();
+    await expect(group.ended).resolves.toBeUndefined();
+    expect([a.killedWith, b.killedWith]).toEqual([["SIGTERM"], ["SIGTERM"]]);
   });
 });

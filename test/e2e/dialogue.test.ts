@@ -1,8 +1,9 @@
 /**
  * The dialogue (07, C.1) end to end, offline: `npm start -- --owner` (gateway +
- * core + owner gateway on one local D1) with both owner flags, the three
- * dialogue flags and a fake `DIALOGUE_TOKEN_KEY` in the run's temp
- * `.dev.vars`, GitHub replaced by the loopback stand-in, the consent page
+ * core + owner gateway on one local D1) on a fresh local config — its
+ * generated local-only `.dev.vars` has both owner flags, the three dialogue
+ * flags and a `DIALOGUE_TOKEN_KEY` —, GitHub replaced by the loopback
+ * stand-in magnt dev runs, the consent page
  * approved in headless Chromium with `owner.publish` on its own highlighted
  * line, and the official MCP client v2 on both sides over real HTTP.
  *
@@ -23,14 +24,6 @@ import { startOwnerStack, type OwnerStack, type Registered, type Tokens } from "
 
 type Structured = Record<string, any>;
 
-/** A fake key (32 bytes, base64url): it exists only in this run's temp `.dev.vars`. */
-const FAKE_DIALOGUE_TOKEN_KEY = Buffer.from("e2e-fake-dialogue-token-key-0123").toString("base64url");
-const DIALOGUE_FLAGS = {
-  DIALOGUE_ENABLED: "true",
-  DIALOGUE_REPLIES_ENABLED: "true",
-  DIALOGUE_READ_RECEIPTS_ENABLED: "true",
-  DIALOGUE_TOKEN_KEY: FAKE_DIALOGUE_TOKEN_KEY,
-};
 const OWNER_TOOLS = [
   "owner_list_contacts",
   "owner_list_observed_goals",
@@ -65,7 +58,8 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 }
 
 beforeAll(async () => {
-  stack = await startOwnerStack(DIALOGUE_FLAGS);
+  // The generated defaults are exactly this suite's: both owner flags and the three dialogue flags on.
+  stack = await startOwnerStack();
   visitor = new Client({ name: "e2e-visitor", version: "2.4.0" }, { versionNegotiation: { mode: "auto" } });
   await visitor.connect(new StreamableHTTPClientTransport(new URL(stack.door.mcp)));
 }, 180_000);

@@ -96,11 +96,21 @@ export interface Door {
 /** Every door started by this test file, so `stopAllDoors` can clean up even after a failed start. */
 const startedDoors: ChildProcess[] = [];
 
+/** The line `magnt dev` prints last, once everything answers (08 §13). */
+export const READY_LINE = "stop: Ctrl-C";
+
 /**
  * Starts a door with `command args` (the CLI's `dev`, or `npm start`) in its
- * own process group and waits until `/__magnt_probe` answers.
+ * own process group and waits until `/__magnt_probe` answers — or, with
+ * `untilPrinted`, until that text appears in its output (`magnt dev`'s own
+ * readiness announcement), without sending any request first.
  */
-export async function startDoor(command: string, args: string[], port: number, options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): Promise<Door> {
+export async function startDoor(
+  command: string,
+  args: string[],
+  port: number,
+  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number; untilPrinted?: string } = {},
+): Promise<Door> {
   const started = Date.now();
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
@@ -119,15 +129,19 @@ export async function startDoor(command: string, args: string[], port: number, o
       killGroup(child, "SIGKILL");
       throw new Error(`door exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
     }
-    try {
-      const response = await fetch(`${origin}/__magnt_probe`, { signal: AbortSignal.timeout(1000) });
-      if (response.status === 200) break;
-    } catch {
-      // not listening yet
+    if (options.untilPrinted !== undefined) {
+      if (output.includes(options.untilPrinted)) break;
+    } else {
+      try {
+        const response = await fetch(`${origin}/__magnt_probe`, { signal: AbortSignal.timeout(1000) });
+        if (response.status === 200) break;
+      } catch {
+        // not listening yet
+      }
     }
     if (Date.now() > deadline) {
       killGroup(child, "SIGKILL");
-      throw new Error(`door did not answer the probe within ${options.readyTimeoutMs ?? 90_000} ms:\n${output}`);
+      throw new Error(`door did not ${options.untilPrinted === undefined ? "answer the probe" : `print ${JSON.stringify(options.untilPrinted)}`} within ${options.readyTimeoutMs ?? 90_000} ms:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
@@ -139,7 +153,12 @@ export async function startDoor(command: string, args: string[], port: number, o
  * plus `--persist-to` so each suite has its own state. Uses the npm that runs
  * this suite (`npm run test:e2e`) when known.
  */
-export function startDoorWithNpm(port: number, state: string, extraArgs: string[] = [], options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): Promise<Door> {
+export function startDoorWithNpm(
+  port: number,
+  state: string,
+  extraArgs: string[] = [],
+  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number; untilPrinted?: string } = {},
+): Promise<Door> {
   const npmCli = process.env.npm_execpath;
   const [command, prefix] = npmCli !== undefined && npmCli.endsWith(".js") ? [process.execPath, [npmCli]] : ["npm", []];
   return startDoor(command, [...prefix, "start", "--", "--port", String(port), "--persist-to", state, ...extraArgs], port, options);

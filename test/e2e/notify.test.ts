@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, killGroup, magnt, OFFLINE_ENV, removeTempDirs, REPO_ROOT, startDoor, stopAllDoors, tempDir, type Door } from "./helpers";
+import { freePort, killGroup, magnt, OFFLINE_ENV, READY_LINE, removeTempDirs, REPO_ROOT, startDoor, stopAllDoors, tempDir, type Door } from "./helpers";
 
 const TOKEN = `777000111:CANARYtoken${crypto.randomUUID().replaceAll("-", "")}`;
 const CHAT_ID = `5${Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) => byte % 10).join("")}`;
@@ -153,7 +153,7 @@ beforeAll(async () => {
   const port = await freePort();
   const npmCli = process.env.npm_execpath;
   const [command, prefix] = npmCli !== undefined && npmCli.endsWith(".js") ? [process.execPath, [npmCli]] : ["npm", []];
-  door = await startDoor(command, [...prefix, "start", "--", "--port", String(port), "--config", config, "--persist-to", state], port);
+  door = await startDoor(command, [...prefix, "start", "--", "--port", String(port), "--config", config, "--persist-to", state], port, { untilPrinted: READY_LINE });
 });
 
 afterAll(async () => {
@@ -163,8 +163,8 @@ afterAll(async () => {
 });
 
 describe("Telegram notifications through npm start and a stand-in", () => {
-  it("magnt dev prints how to run one cron pass", () => {
-    expect(door.output()).toContain(`curl http://127.0.0.1:${door.port}/cdn-cgi/handler/scheduled`);
+  it("magnt dev prints how to run one cron pass, on the port where the cron runs", () => {
+    expect(door.output()).toContain(`one cron pass (Telegram outbox, runs on this door, port ${door.port}): curl http://127.0.0.1:${door.port}/cdn-cgi/handler/scheduled`);
   });
 
   it("one pass delivers exactly one message for a new contact, a second pass sends nothing; earlier and test contacts never", async () => {

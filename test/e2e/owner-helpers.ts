@@ -1,10 +1,14 @@
 /**
  * The local owner stack of the e2e suites (06, 07, 08 §13): `npm start --
- * --owner` (gateway + core + owner gateway on one local D1) with a temp
- * `.dev.vars` of obviously fake owner secrets and both owner flags on (plus
- * whatever a suite adds, such as the dialogue flags), GitHub replaced by the
- * loopback stand-in (scripts/github-stand-in.mjs, signing in as the pinned
- * numeric id), and the client's loopback redirect URI as a tiny HTTP server.
+ * --owner` on a fresh temp local config — the one-command loop (issue 19):
+ * gateway + core + owner gateway on one local D1, the generated local-only
+ * `.dev.vars` (owner, write, dialogue and notification flags on), GitHub
+ * replaced by the loopback stand-in magnt dev runs itself (signing in as the
+ * generated owner id, approving at once, so the redirect chain after the
+ * owner's click runs owner → GitHub → owner → client under the consent page's
+ * form-action, 06 §2, as a browser enforces it), a suite's flag changes made
+ * with `magnt flags … --owner` before the start — and the client's loopback
+ * redirect URI as a tiny HTTP server.
  *
  * The consent page is driven in a real headless Chromium (Debian's
  * /usr/bin/chromium through playwright-core) clicking Approve or Deny as the
@@ -14,14 +18,13 @@
  * skipped: .ci/run installs it when absent.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { expect } from "vitest";
-import { freePort, killGroup, REPO_ROOT, startDoorWithNpm, stopAllDoors, tempDir, waitFor, writeTempLocalConfig, type Door } from "./helpers";
+import type { FlagName } from "../../worker/contracts";
+import { freePort, magnt, READY_LINE, startDoorWithNpm, stopAllDoors, tempDir, waitFor, writeTempLocalConfig, type Door } from "./helpers";
 
 export const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -34,16 +37,6 @@ const CHROMIUM_ARGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
-
-/** Obviously fake owner secrets: they exist only in a run's temp `.dev.vars`. */
-export const OWNER_GITHUB_ID = "900000001";
-export const FAKE_OWNER_SECRETS = {
-  OWNER_GITHUB_ID,
-  OWNER_TOKEN_SIGNING_KEY: Buffer.from("e2e-fake-owner-signing-key-not-a-secret-0123456789").toString("base64url"),
-  OWNER_TOKEN_EPOCH: "1",
-  GITHUB_CLIENT_ID: "e2e-fake-github-client-id",
-  GITHUB_CLIENT_SECRET: "e2e-fake-github-client-secret",
-} as const;
 
 /** The client name every registration of these suites uses (the consent page shows it in its `<bdi class="client-name">`). */
 export const CLIENT_NAME = "E2E owner client";
@@ -91,7 +84,7 @@ export interface OwnerStack {
   readonly ownerOrigin: string;
   /** The client's loopback redirect URI. */
   readonly redirectUri: string;
-  /** Every request the stand-in GitHub logged ("METHOD /path"). */
+  /** Every request the stand-in GitHub logged ("METHOD /path"), as magnt dev relays them. */
   readonly standInRequests: readonly string[];
   /** Registers a client (`clientName` defaults to CLIENT_NAME). */
   register(clientName?: string): Promise<Registered>;
@@ -120,37 +113,6 @@ function base64url(bytes: Buffer): string {
   return bytes.toString("base64url");
 }
 
-async function startStandIn(port: number, requests: string[]): Promise<ChildProcess> {
-  const standIn = spawn(
-    process.execPath,
-    [
-      join(REPO_ROOT, "scripts", "github-stand-in.mjs"),
-      "--port", String(port),
-      "--id", OWNER_GITHUB_ID,
-      "--client-id", FAKE_OWNER_SECRETS.GITHUB_CLIENT_ID,
-      "--client-secret", FAKE_OWNER_SECRETS.GITHUB_CLIENT_SECRET,
-      // Approves at once, so the redirect chain after the owner's click runs owner → GitHub → owner → client
-      // under the consent page's form-action (06 §2), as a browser enforces it.
-      "--auto",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
-  let buffer = "";
-  await new Promise<void>((resolve, reject) => {
-    standIn.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      buffer += chunk;
-      const lines = buffer.split("\n");
-      buffer = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line.startsWith("GitHub stand-in on")) resolve();
-        else if (line.trim() !== "") requests.push(line.trim());
-      }
-    });
-    standIn.on("exit", (code) => reject(new Error(`GitHub stand-in exited with ${code}`)));
-  });
-  return standIn;
-}
-
 /** The client's loopback redirect URI: records what arrives and answers a plain page. */
 async function startCallbackServer(callbacks: URL[]): Promise<{ server: Server; redirectUri: string }> {
   const port = await freePort();
@@ -165,34 +127,31 @@ async function startCallbackServer(callbacks: URL[]): Promise<{ server: Server; 
   return { server, redirectUri: `http://127.0.0.1:${port}/callback` };
 }
 
-/** The door answers its probe before its Service Binding to core (another process) is connected: wait for both gateways. */
-async function waitUntilServing(door: Door, ownerOrigin: string): Promise<void> {
-  await waitFor(
-    async () => {
-      const probe = (await (await fetch(`${door.origin}/__magnt_probe`)).json()) as Record<string, unknown>;
-      return probe.core_reachable === true && probe.contact_storage_configured === true ? true : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 250, describe: () => door.output() },
-  );
-  await waitFor(
-    async () => {
-      try {
-        const response = await fetch(`${ownerOrigin}/.well-known/oauth-authorization-server`, { signal: AbortSignal.timeout(2000) });
-        return response.status === 200 ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    { timeoutMs: 60_000, intervalMs: 250, describe: () => door.output() },
-  );
+/** The GitHub stand-in's requests as `magnt dev` relays them ("github stand-in: GET /user"). */
+function githubRequests(output: string): string[] {
+  return output
+    .split("\n")
+    .map((line) => /^github stand-in: ((?:GET|POST) \S+)$/.exec(line.trim())?.[1])
+    .filter((line): line is string => line !== undefined);
 }
 
 /**
- * Starts the stand-in GitHub, the client's redirect URI and `npm start --
- * --owner` with the fake owner secrets, both owner flags and `extraDevVars`,
- * and waits until both gateways answer (the door's probe sees core).
+ * Flags a suite changes from the generated defaults (owner, write, dialogue
+ * with replies and receipts, contact notifications on): set with `magnt flags
+ * … --owner` before the start, as an owner would.
  */
-export async function startOwnerStack(extraDevVars: Record<string, string> = {}): Promise<OwnerStack> {
+export interface StackFlags {
+  enable?: readonly FlagName[];
+  disable?: readonly FlagName[];
+}
+
+/**
+ * Starts the client's redirect URI and `npm start -- --owner` on a fresh temp
+ * local config, after `flags`, and waits for magnt dev's readiness
+ * announcement (everything answers through its bindings); the door's probe
+ * then sees core at once.
+ */
+export async function startOwnerStack(flags: StackFlags = {}): Promise<OwnerStack> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `${CHROMIUM} is missing: this suite drives the consent page in Debian's chromium (apt-get install chromium; .ci/run installs it when absent)`,
@@ -201,32 +160,26 @@ export async function startOwnerStack(extraDevVars: Record<string, string> = {})
   const dir = tempDir("owner");
   const state = tempDir("owner-state");
   const config = writeTempLocalConfig(dir);
-  const [doorPort, ownerPort, githubPort] = [await freePort(), await freePort(), await freePort()];
+  const [doorPort, ownerPort] = [await freePort(), await freePort()];
   const ownerOrigin = `http://localhost:${ownerPort}`;
-  const standInRequests: string[] = [];
   const callbacks: URL[] = [];
-  const standIn = await startStandIn(githubPort, standInRequests);
+  for (const [change, names] of [["enable", flags.enable ?? []], ["disable", flags.disable ?? []]] as const) {
+    for (const name of names) {
+      const run = await magnt(["flags", change, name, "--owner", "--yes", "--config", config, "--persist-to", state]);
+      expect(run.code, run.stderr).toBe(0);
+    }
+  }
   const { server: callbackServer, redirectUri } = await startCallbackServer(callbacks);
-  const github = `http://127.0.0.1:${githubPort}`;
-  const devVars = {
-    ...FAKE_OWNER_SECRETS,
-    OWNER_MCP_ENABLED: "true",
-    OWNER_MCP_WRITE_ENABLED: "true",
-    GITHUB_OAUTH_ORIGIN: github,
-    GITHUB_API_ORIGIN: github,
-    ...extraDevVars,
-  };
-  writeFileSync(join(dir, ".dev.vars"), Object.entries(devVars).map(([name, value]) => `${name}=${value}\n`).join(""), { mode: 0o600 });
 
   const cleanUp = async () => {
     await stopAllDoors();
-    killGroup(standIn, "SIGTERM");
     await new Promise<void>((resolve) => callbackServer.close(() => resolve()));
   };
   let door: Door;
   try {
-    door = await startDoorWithNpm(doorPort, state, ["--owner", "--owner-port", String(ownerPort), "--config", config]);
-    await waitUntilServing(door, ownerOrigin);
+    door = await startDoorWithNpm(doorPort, state, ["--owner", "--owner-port", String(ownerPort), "--config", config], { untilPrinted: READY_LINE, readyTimeoutMs: 240_000 });
+    const probe = (await (await fetch(`${door.origin}/__magnt_probe`)).json()) as Record<string, unknown>;
+    expect(probe).toMatchObject({ core_reachable: true, contact_storage_configured: true });
   } catch (error) {
     await cleanUp();
     throw error;
@@ -236,7 +189,9 @@ export async function startOwnerStack(extraDevVars: Record<string, string> = {})
     door,
     ownerOrigin,
     redirectUri,
-    standInRequests,
+    get standInRequests() {
+      return githubRequests(door.output());
+    },
 
     async register(clientName = CLIENT_NAME) {
       const response = await fetch(`${ownerOrigin}/oauth/register`, {

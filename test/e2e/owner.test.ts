@@ -1,9 +1,12 @@
 /**
  * The owner MCP end to end, offline (issue 12 items 4 and 6, 06, 08 §13):
  * `npm start -- --owner` runs the split deployment locally (gateway + core +
- * owner gateway on one local D1) with a `.dev.vars` of obviously fake owner
- * secrets, both owner flags on, and GitHub replaced by the loopback stand-in
- * (scripts/github-stand-in.mjs, signing in as the pinned numeric id).
+ * owner gateway on one local D1) on a fresh local config: its generated
+ * local-only `.dev.vars` holds the owner secrets with both owner flags on —
+ * the dialogue switched off with `magnt flags disable DIALOGUE_ENABLED
+ * --owner`, so exactly the four owner tools exist — and GitHub is replaced by
+ * the loopback stand-in magnt dev runs (scripts/github-stand-in.mjs, signing
+ * in as the generated owner id).
  *
  * An official MCP client (v2) leaves a contact at the local door. A client
  * registers and starts an authorization with PKCE; the consent page is driven
@@ -57,7 +60,7 @@ async function listContact(token: string): Promise<ContactItem[]> {
 let approved: { client: Registered; tokens: Tokens };
 
 beforeAll(async () => {
-  stack = await startOwnerStack();
+  stack = await startOwnerStack({ disable: ["DIALOGUE_ENABLED"] });
 }, 180_000);
 
 afterAll(async () => {
@@ -66,10 +69,10 @@ afterAll(async () => {
 });
 
 describe("npm start -- --owner", () => {
-  it("prints the door's and the owner gateway's URLs and the cron pass", () => {
+  it("prints the door's and the owner gateway's URLs and the cron pass on core's port", () => {
     expect(stack.door.output()).toContain(`MAGNT door: http://localhost:${stack.door.port}/ (MCP: http://localhost:${stack.door.port}/mcp)`);
     expect(stack.door.output()).toContain(`MAGNT owner: ${stack.ownerOrigin}/ (owner MCP: ${stack.ownerOrigin}/mcp`);
-    expect(stack.door.output()).toMatch(/one cron pass \(Telegram outbox, on core\): curl http:\/\/127\.0\.0\.1:\d+\/cdn-cgi\/handler\/scheduled/);
+    expect(stack.door.output()).toMatch(/one cron pass \(Telegram outbox; the cron runs on core, port (\d+)\): curl http:\/\/127\.0\.0\.1:\1\/cdn-cgi\/handler\/scheduled/);
   });
 
   it("an official MCP client leaves a contact at the local door", async () => {

@@ -1,18 +1,21 @@
 /**
  * (a) The README's start command: `npm start -- --port <free>` on a fresh
- * state directory answers /__magnt_probe (versions, storage flags) and serves
- * the built-in page at /, fully offline.
+ * state directory announces the door only once it answers: nothing is
+ * requested before the announcement, and the first request after it — a
+ * public `tools/list` — is a 200. Then it answers /__magnt_probe (versions,
+ * storage flags) and serves the built-in page at /, fully offline.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_DOOR_VERSION, SHARED_MEMORY_VERSION } from "../../worker/contracts";
-import { freePort, removeTempDirs, startDoorWithNpm, stopAllDoors, tempDir, type Door } from "./helpers";
+import { toolsListRequest } from "../../cli/lib/readiness";
+import { freePort, READY_LINE, removeTempDirs, startDoorWithNpm, stopAllDoors, tempDir, type Door } from "./helpers";
 
 let door: Door | undefined;
 
 beforeAll(async () => {
   const port = await freePort();
-  door = await startDoorWithNpm(port, tempDir("start"));
-  console.info(`npm start answered the probe after ${door.readyAfterMs} ms (fresh state, migrations applied)`);
+  door = await startDoorWithNpm(port, tempDir("start"), [], { untilPrinted: READY_LINE });
+  console.info(`npm start announced the door after ${door.readyAfterMs} ms (fresh state, migrations applied)`);
 });
 
 afterAll(async () => {
@@ -21,8 +24,16 @@ afterAll(async () => {
 });
 
 describe("npm start", () => {
-  it("prints the door's URL", () => {
-    expect(door!.output()).toContain(`MAGNT door: http://localhost:${door!.port}/ (MCP: http://localhost:${door!.port}/mcp)`);
+  it("the first request after the announcement, a public tools/list, is a 200", async () => {
+    const response = await fetch(door!.mcp, toolsListRequest());
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+  });
+
+  it("prints the door's URL, the cron pass on its port and how to stop", () => {
+    expect(door!.output()).toContain(`MAGNT door: http://localhost:${door!.port}/ (MCP: http://localhost:${door!.port}/mcp) — ready`);
+    expect(door!.output()).toContain(`one cron pass (Telegram outbox, runs on this door, port ${door!.port}): curl http://127.0.0.1:${door!.port}/cdn-cgi/handler/scheduled`);
+    expect(door!.output()).toContain(READY_LINE);
   });
 
   it("answers /__magnt_probe with the release and storage flags", async () => {

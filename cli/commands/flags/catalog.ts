@@ -138,14 +138,31 @@ export const FLAG_SPECS: Record<FlagName, FlagSpec> = {
   },
 };
 
-/** The flags a role reads, in the order of 00 §6. */
-export function flagsReadBy(role: Role): FlagName[] {
-  return FLAG_NAMES.filter((name) => FLAG_SPECS[name].readBy[role] !== undefined);
+/** The flags any of these roles reads, in the order of 00 §6 (one role, or the local split run's three). */
+export function flagsReadBy(roles: readonly Role[]): FlagName[] {
+  return FLAG_NAMES.filter((name) => readersOf(FLAG_SPECS[name], roles).length > 0);
 }
 
-/** Flags whose prerequisites name `name` for this role (warned about on `disable`). */
-export function dependentsOf(name: FlagName, role: Role): FlagName[] {
-  return FLAG_NAMES.filter((other) => FLAG_SPECS[other].readBy[role]?.flags.includes(name) === true);
+/** The roles among `roles` that read the flag. */
+export function readersOf(spec: FlagSpec, roles: readonly Role[]): Role[] {
+  return roles.filter((role) => spec.readBy[role] !== undefined);
+}
+
+/**
+ * The prerequisites of a flag on these roles together: every migration,
+ * secret and flag any reader needs, and the cron if any reader needs it —
+ * the local split run's one `.dev.vars` serves all of its Workers, so a flag
+ * on there must satisfy each Worker that reads it.
+ */
+export function prerequisitesOn(spec: FlagSpec, roles: readonly Role[]): RolePrerequisites {
+  const readers = readersOf(spec, roles).map((role) => spec.readBy[role]!);
+  const union = <T>(pick: (prerequisites: RolePrerequisites) => readonly T[]): T[] => [...new Set(readers.flatMap(pick))];
+  return { migrations: union((p) => p.migrations), secrets: union((p) => p.secrets), cron: readers.some((p) => p.cron), flags: union((p) => p.flags) };
+}
+
+/** Flags whose prerequisites name `name` on any of these roles (warned about on `disable`). */
+export function dependentsOf(name: FlagName, roles: readonly Role[]): FlagName[] {
+  return FLAG_NAMES.filter((other) => roles.some((role) => FLAG_SPECS[other].readBy[role]?.flags.includes(name) === true));
 }
 
 /** Flags whose prerequisites name `name` on any Worker (for `disable --help`). */

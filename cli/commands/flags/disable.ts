@@ -10,25 +10,28 @@ import { readDevVarsText, withDevVar, writeDevVars } from "../../lib/dev-vars";
 import { requireConfirmation } from "../../lib/prompts";
 import { deleteWorkerSecret } from "../../lib/worker-secrets";
 import { dependentsOf, dependentsOnAnyRole, FLAG_SPECS } from "./catalog";
-import { flagResult, parseFlag, readSnapshot, resolveFlagTarget, type FlagCheck } from "./target";
+import { flagResult, parseFlag, readSnapshot, resolveFlagTarget, restartHint, type FlagCheck } from "./target";
 
 export function registerFlagsDisable(flags: ParentCommand, ctx: CliContext): void {
   flags
     .command("disable")
     .description("confirm, then remove the flag (says what stops, and warns about flags that depend on it)")
     .argument("<flag>", FLAG_NAMES.join("|"))
-    .addHelpText("after", `${offEffectsHelp()}${examples(["magnt flags disable TELEGRAM_NOTIFICATIONS_ENABLED --yes"])}`)
+    .option("--owner", "the local split run's .dev.vars (magnt dev --owner): all eight flags")
+    .addHelpText("after", `${offEffectsHelp()}${examples(["magnt flags disable TELEGRAM_NOTIFICATIONS_ENABLED --yes", "magnt flags disable DIALOGUE_ENABLED --owner --yes"])}`)
     .action(
-      withRuntime(ctx, async (rt, flag) => {
+      withRuntime(ctx, async (rt, flag, options) => {
         const { out, globals } = rt;
-        const flagTarget = resolveFlagTarget(rt);
+        const flagTarget = resolveFlagTarget(rt, options);
         const spec = parseFlag(flag, flagTarget);
         const snapshot = await readSnapshot(rt, flagTarget);
         const checks: FlagCheck[] = [];
         const effect = spec.offEffect;
-        const stops = effect?.stops[flagTarget.role];
-        if (stops !== undefined) out.info(`with ${spec.name} off on the ${flagTarget.role} Worker ${flagTarget.worker}: ${stops}`);
-        for (const dependent of dependentsOf(spec.name, flagTarget.role)) {
+        for (const role of flagTarget.roles) {
+          const stops = effect?.stops[role];
+          if (stops !== undefined) out.info(`with ${spec.name} off on the ${role} Worker ${flagTarget.role === "split" ? "of the local split run" : flagTarget.worker}: ${stops}`);
+        }
+        for (const dependent of dependentsOf(spec.name, flagTarget.roles)) {
           if (!snapshot.on(dependent)) continue;
           out.warn(
             effect === undefined
@@ -45,7 +48,10 @@ export function registerFlagsDisable(flags: ParentCommand, ctx: CliContext): voi
           else await deleteWorkerSecret(ctx, flagTarget.target, spec.name, out.quiet);
         }
         if (out.json) out.jsonLine(flagResult(spec, flagTarget, offState, checks));
-        else out.line(present ? `${spec.name} disabled in ${flagTarget.where}` : `${spec.name} was not set in ${flagTarget.where}: nothing to do`);
+        else {
+          out.line(present ? `${spec.name} disabled in ${flagTarget.where}` : `${spec.name} was not set in ${flagTarget.where}: nothing to do`);
+          if (present && flagTarget.mode === "local") out.info(restartHint(flagTarget));
+        }
       }),
     );
 }

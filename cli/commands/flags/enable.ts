@@ -12,24 +12,26 @@ import { CheckFailed, EnvironmentError } from "../../lib/errors";
 import { requireConfirmation } from "../../lib/prompts";
 import { isBindingInUse, putWorkerSecret } from "../../lib/worker-secrets";
 import { evaluatePrerequisites } from "./prerequisites";
-import { flagResult, parseFlag, readSnapshot, refuseFlagsUnderVars, resolveFlagTarget, stateOf } from "./target";
+import { flagResult, parseFlag, readSnapshot, refuseFlagsUnderVars, resolveFlagTarget, restartHint, stateOf } from "./target";
 
 export function registerFlagsEnable(flags: ParentCommand, ctx: CliContext): void {
   flags
     .command("enable")
     .description("check every prerequisite, confirm, then set the flag")
     .argument("<flag>", FLAG_NAMES.join("|"))
+    .option("--owner", "the local split run's .dev.vars (magnt dev --owner): all eight flags")
     .addHelpText(
       "after",
       examples([
         "magnt flags enable TELEGRAM_NOTIFICATIONS_ENABLED --yes",
+        "magnt flags enable TELEGRAM_GOAL_NOTIFICATIONS_ENABLED --owner --yes   # the local split run (magnt dev --owner)",
         "magnt flags enable TELEGRAM_PREVIEW_MODE --remote --config wrangler.jsonc",
       ]),
     )
     .action(
-      withRuntime(ctx, async (rt, flag) => {
+      withRuntime(ctx, async (rt, flag, options) => {
         const { out, globals } = rt;
-        const flagTarget = resolveFlagTarget(rt);
+        const flagTarget = resolveFlagTarget(rt, options);
         const spec = parseFlag(flag, flagTarget);
         refuseFlagsUnderVars(flagTarget);
         const snapshot = await readSnapshot(rt, flagTarget);
@@ -60,7 +62,7 @@ export function registerFlagsEnable(flags: ParentCommand, ctx: CliContext): void
         if (out.json) out.jsonLine(flagResult(spec, flagTarget, state, checks));
         else {
           out.line(`${spec.name} enabled (${spec.enableValue}) in ${flagTarget.where}`);
-          if (flagTarget.mode === "local") out.info("restart magnt dev if it is running, so wrangler dev reads .dev.vars again");
+          if (flagTarget.mode === "local") out.info(restartHint(flagTarget));
         }
       }),
     );

@@ -1,7 +1,9 @@
 /**
  * `magnt flags list|enable|disable <flag>` (08 §9): the only supported way
- * to change a flag. Locally it edits `.dev.vars` next to the config; remotely
- * it manages Worker secrets through Wrangler with an explicit `--config`.
+ * to change a flag. Locally it edits `.dev.vars` next to the config — with
+ * `--owner`, the `.dev.vars` of the local split run (`magnt dev --owner`),
+ * all eight flags; remotely it manages Worker secrets through Wrangler with
+ * an explicit `--config`.
  *
  * Why so careful: a flag switches on a feature that may message the owner,
  * expose owner tools or hand out dialogue tokens. `enable` therefore checks
@@ -25,7 +27,7 @@ export type { FlagCheck } from "./target";
 export function registerFlags(program: ParentCommand, ctx: CliContext): void {
   const flags = program
     .command("flags")
-    .description("list, enable or disable a flag (local .dev.vars, or remote Worker secrets with an explicit --config)");
+    .description("list, enable or disable a flag (local .dev.vars, --owner for the local split run's, or remote Worker secrets with an explicit --config)");
   registerFlagsList(flags, ctx);
   registerFlagsEnable(flags, ctx);
   registerFlagsDisable(flags, ctx);

@@ -8,7 +8,7 @@
 import type { CommandRuntime } from "../../lib/command";
 import { readAppliedMigrations } from "../../lib/migrations";
 import { hasContactsDatabase } from "../../lib/wrangler-config";
-import { missingReleaseMigrations, NOTIFY_CRON, type FlagSpec } from "./catalog";
+import { missingReleaseMigrations, NOTIFY_CRON, prerequisitesOn, type FlagSpec } from "./catalog";
 import type { FlagCheck, FlagTarget, Snapshot } from "./target";
 
 /** Every check of this flag on this Worker, failed ones with a hint (all of them, so one run shows everything to fix). */
@@ -23,7 +23,7 @@ export async function evaluatePrerequisites(rt: CommandRuntime, flagTarget: Flag
       },
     ];
   }
-  const prerequisites = spec.readBy[flagTarget.role]!;
+  const prerequisites = prerequisitesOn(spec, flagTarget.roles);
   const checks: FlagCheck[] = [];
   if (prerequisites.migrations.length > 0) {
     if (hasContactsDatabase(flagTarget.target.config)) {
@@ -43,8 +43,9 @@ export async function evaluatePrerequisites(rt: CommandRuntime, flagTarget: Flag
   }
   if (prerequisites.cron) {
     // The crons of the run's environment, as Wrangler resolves them (cli/lib/wrangler-config.ts).
-    const ok = flagTarget.target.config.crons.includes(NOTIFY_CRON);
-    checks.push(ok ? { check: `cron "${NOTIFY_CRON}" in ${flagTarget.target.config.path}`, ok } : { check: `cron "${NOTIFY_CRON}" in ${flagTarget.target.config.path}`, ok, detail: 'add "triggers": { "crons": ["* * * * *"] } to the config' });
+    const ok = flagTarget.cron.crons.includes(NOTIFY_CRON);
+    const check = `cron "${NOTIFY_CRON}" in ${flagTarget.cron.config}`;
+    checks.push(ok ? { check, ok } : { check, ok, detail: 'add "triggers": { "crons": ["* * * * *"] } to the config' });
   }
   for (const name of prerequisites.flags) {
     const ok = snapshot.on(name);

@@ -1,8 +1,9 @@
 /**
  * What every `magnt flags` subcommand shares: where flags are read and
  * written for this run (`.dev.vars` locally, the Worker's secrets remotely,
- * 08 §9), one reading of that store, the flag named on the command line, and
- * the `--json` result object.
+ * 08 §9; with `--owner`, the local split run's `.dev.vars`, read by all of
+ * its Workers), one reading of that store, the flag named on the command
+ * line, and the `--json` result object.
  *
  * A remote write never happens against a guessed Worker (no default config)
  * or a config that still carries the placeholder database id (the target
@@ -12,10 +13,12 @@ import { FLAG_NAMES, type FlagName, type Role } from "../../../worker/contracts"
 import type { CommandRuntime } from "../../lib/command";
 import { devVarsPath, parseDevVars, readDevVarsText } from "../../lib/dev-vars";
 import { CheckFailed, UsageError } from "../../lib/errors";
+import { ensureSplitDevVars, findSplitDevVars, readDeployables } from "../../lib/local-topology-files";
+import { SPLIT_CONFIG_FILES } from "../../lib/local-topology";
 import { resolveMode, resolveTarget, type D1Target } from "../../lib/target";
 import { listWorkerSecrets } from "../../lib/worker-secrets";
 import { roleOfConfig } from "../../lib/wrangler-config";
-import { FLAG_SPECS, type FlagSpec } from "./catalog";
+import { FLAG_SPECS, readersOf, type FlagSpec } from "./catalog";
 
 export interface FlagCheck {
   check: string;
@@ -25,13 +28,30 @@ export interface FlagCheck {
 
 /** Where flags are read and written for this run. */
 export interface FlagTarget {
+  /** The config whose D1 the migration checks read (the local config for `--owner`: the split run shares its database). */
   target: D1Target;
-  role: Role;
+  /** The Workers whose flags this run manages: the config's one, or the local split run's (`--owner`). */
+  roles: readonly Role[];
+  /** Names them in messages and `--json`: the config's role, or `split`. */
+  role: Role | "split";
   worker: string;
   mode: "local" | "remote";
   /** Human description of the store (`.dev.vars` path, or the Worker's secrets). */
   where: string;
+  /** The crons of the Worker that runs the notification cron, and the config they come from. */
+  cron: { crons: readonly string[]; config: string };
 }
+
+/** The local split run's Workers (`magnt dev --owner`) in the role names of 00 §3. */
+export const SPLIT_RUN_ROLES: readonly Role[] = ["core", "gateway", "owner_gateway"];
+
+/** The deployable config of each role, for the hint that names the right one. */
+const CONFIG_OF_ROLE: Readonly<Record<Role, string>> = {
+  monolith: "wrangler.jsonc (locally wrangler.local.jsonc)",
+  gateway: SPLIT_CONFIG_FILES.gateway,
+  core: SPLIT_CONFIG_FILES.core,
+  owner_gateway: SPLIT_CONFIG_FILES.owner,
+};
 
 /** One reading of the store: local values, or the names of remote secrets. */
 export interface Snapshot {
@@ -43,7 +63,8 @@ export interface Snapshot {
   on(name: FlagName): boolean;
 }
 
-export function resolveFlagTarget(rt: CommandRuntime): FlagTarget {
+export function resolveFlagTarget(rt: CommandRuntime, options: { owner?: boolean } = {}): FlagTarget {
+  if (options.owner === true) return resolveSplitFlagTarget(rt);
   const { ctx, globals } = rt;
   const mode = resolveMode(globals);
   if (mode === "remote" && globals.config === undefined) {
@@ -58,7 +79,37 @@ export function resolveFlagTarget(rt: CommandRuntime): FlagTarget {
   }
   const worker = target.config.name ?? target.config.path;
   const where = mode === "local" ? devVarsPath(target.config.absolutePath) : `the secrets of Worker ${worker} (${target.config.path})`;
-  return { target, role, worker, mode, where };
+  return { target, roles: [role], role, worker, mode, where, cron: { crons: target.config.crons, config: target.config.path } };
+}
+
+/**
+ * `--owner`: the local split run of `magnt dev --owner` — its one `.dev.vars`
+ * (the user's when it holds an owner secret, else the generated local-only
+ * file, created here if it does not exist yet, exactly as `magnt dev --owner`
+ * would), all eight flags, the local database for the migration checks and
+ * core's committed config for the cron. Local only.
+ */
+function resolveSplitFlagTarget(rt: CommandRuntime): FlagTarget {
+  const { ctx, globals, out } = rt;
+  if (resolveMode(globals) === "remote") {
+    throw new UsageError(
+      `--owner manages the local split run's .dev.vars (magnt dev --owner); for deployed Workers use --remote --config ${SPLIT_CONFIG_FILES.core} or --config ${SPLIT_CONFIG_FILES.owner}`,
+    );
+  }
+  if (globals.env !== undefined) throw new UsageError("--owner manages the local split run, which takes no --env");
+  const target = resolveTarget(ctx, globals);
+  const devVars = findSplitDevVars(target.config);
+  if (ensureSplitDevVars(devVars)) out.info(`created ${devVars.source} with generated local-only values (the same file magnt dev --owner uses)`);
+  const core = readDeployables(ctx.cwd).core;
+  return {
+    target,
+    roles: SPLIT_RUN_ROLES,
+    role: "split",
+    worker: "the local split run (magnt-core, magnt-observer, magnt-owner)",
+    mode: "local",
+    where: devVars.source,
+    cron: { crons: core.crons, config: core.path },
+  };
 }
 
 /** The flag named on the command line: a known flag the target's Worker reads, else exit 2. */
@@ -66,8 +117,10 @@ export function parseFlag(raw: string, flagTarget: FlagTarget): FlagSpec {
   const name = FLAG_NAMES.find((flag) => flag === raw);
   if (name === undefined) throw new UsageError(`unknown flag "${raw.slice(0, 80)}" (known: ${FLAG_NAMES.join(", ")})`);
   const spec = FLAG_SPECS[name];
-  if (spec.readBy[flagTarget.role] === undefined) {
-    throw new UsageError(`${name} is not read by the ${flagTarget.role} Worker of ${flagTarget.target.config.path}`, { showUsage: false });
+  if (readersOf(spec, flagTarget.roles).length === 0) {
+    const readers = (Object.keys(spec.readBy) as Role[]).map((role) => `${role} (${CONFIG_OF_ROLE[role]})`).join(" and ");
+    const local = flagTarget.mode === "local" && readersOf(spec, SPLIT_RUN_ROLES).length > 0 ? `; for the local split run (magnt dev --owner): --owner` : "";
+    throw new UsageError(`${name} is not read by the ${flagTarget.role} Worker of ${flagTarget.target.config.path}: it is read by ${readers}${local}`, { showUsage: false });
   }
   return spec;
 }
@@ -97,6 +150,8 @@ export function stateOf(spec: FlagSpec, snapshot: Snapshot, mode: "local" | "rem
  * Wrangler resolves them (cli/lib/wrangler-config.ts).
  */
 export function refuseFlagsUnderVars(flagTarget: FlagTarget): void {
+  // The split run's generated configs carry only the local variables of 00 §7, never a flag.
+  if (flagTarget.role === "split") return;
   const declared = flagTarget.target.config.vars;
   const found = FLAG_NAMES.filter((name) => Object.hasOwn(declared, name));
   if (found.length > 0) {
@@ -104,6 +159,13 @@ export function refuseFlagsUnderVars(flagTarget: FlagTarget): void {
       `${flagTarget.target.config.path} declares ${found.join(", ")} under "vars": flags are secrets (magnt flags), never config variables; remove them from the config`,
     );
   }
+}
+
+/** What to do after a local change: Wrangler reads `.dev.vars` only when it starts. */
+export function restartHint(flagTarget: FlagTarget): string {
+  return flagTarget.role === "split"
+    ? "restart magnt dev --owner if it is running, so its three wrangler dev processes read the .dev.vars again"
+    : "restart magnt dev if it is running, so wrangler dev reads .dev.vars again";
 }
 
 /** The `--json` object of `enable` and `disable` (08 §9). */
