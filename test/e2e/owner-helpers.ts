@@ -19,7 +19,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { freePort, killGroup, REPO_ROOT, startDoorWithNpm, stopAllDoors, tempDir, waitFor, writeTempLocalConfig, type Door } from "./helpers";
 
@@ -114,6 +114,41 @@ export interface OwnerStack {
   /** A raw JSON-RPC `tools/call` at owner `/mcp` (for the 403 challenge, which a client turns into an auth flow). */
   rawToolCall(token: string, name: string, args: Record<string, unknown>): Promise<Response>;
   stop(): Promise<void>;
+}
+
+/** What a test looks at while the consent page is open (`decideInChromium`). */
+export interface ConsentSteps {
+  /** The final address of the redirect chain that follows the click (the client's redirect URI). */
+  readonly landsOn: (url: URL) => boolean;
+  /** Runs on the consent page before the click. */
+  readonly check?: (page: Page) => Promise<void>;
+  /** Runs on the page the chain landed on. */
+  readonly landed?: (page: Page) => Promise<void>;
+}
+
+/**
+ * Opens `authorizationUrl` in a fresh headless Chromium (its own user data
+ * dir, so no cookie survives from another run), checks that the consent page
+ * set its CSRF cookie, runs `steps.check`, clicks `decision` and waits until
+ * the browser has landed where `steps.landsOn` says (after the stand-in GitHub
+ * approved at once), then runs `steps.landed`. Any client's authorization URL
+ * will do: the tests' own, or one mcp-remote asked a browser to open.
+ */
+export async function decideInChromium(authorizationUrl: string, decision: "approve" | "deny", steps: ConsentSteps): Promise<URL> {
+  const context = await chromium.launchPersistentContext(tempDir("chromium"), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const consent = await page.goto(authorizationUrl);
+    expect(consent?.status(), await page.content()).toBe(200);
+    const cookies = await context.cookies(new URL(authorizationUrl).origin);
+    expect(cookies.map((cookie) => cookie.name)).toContain("__Host-magnt_owner_csrf");
+    await steps.check?.(page);
+    await Promise.all([page.waitForURL((url) => steps.landsOn(url)), page.click(`button[name="decision"][value="${decision}"]`)]);
+    await steps.landed?.(page);
+    return new URL(page.url());
+  } finally {
+    await context.close();
+  }
 }
 
 function base64url(bytes: Buffer): string {
@@ -268,27 +303,21 @@ export async function startOwnerStack(extraDevVars: Record<string, string> = {})
 
     async consentInChromium(auth, decision, options = {}) {
       const before = callbacks.length;
-      const context = await chromium.launchPersistentContext(tempDir("chromium"), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-      try {
-        const page = context.pages()[0] ?? (await context.newPage());
-        const consent = await page.goto(auth.url);
-        expect(consent?.status()).toBe(200);
-        expect(await page.locator("bdi.client-name").textContent()).toBe(CLIENT_NAME);
-        if (options.publishLine !== undefined) {
-          const line = page.locator("p.publish");
-          expect(await line.count()).toBe(options.publishLine ? 1 : 0);
-          if (options.publishLine) {
-            expect(await line.textContent()).toContain("owner.publish");
-            expect(await line.textContent()).toContain("publish replies that visitors can read");
+      await decideInChromium(auth.url, decision, {
+        landsOn: (url) => url.href.startsWith(redirectUri),
+        check: async (page) => {
+          expect(await page.locator("bdi.client-name").textContent()).toBe(CLIENT_NAME);
+          if (options.publishLine !== undefined) {
+            const line = page.locator("p.publish");
+            expect(await line.count()).toBe(options.publishLine ? 1 : 0);
+            if (options.publishLine) {
+              expect(await line.textContent()).toContain("owner.publish");
+              expect(await line.textContent()).toContain("publish replies that visitors can read");
+            }
           }
-        }
-        const cookies = await context.cookies(ownerOrigin);
-        expect(cookies.map((cookie) => cookie.name)).toContain("__Host-magnt_owner_csrf");
-        await Promise.all([page.waitForURL((url) => url.href.startsWith(redirectUri)), page.click(`button[name="decision"][value="${decision}"]`)]);
-        expect(await page.locator("body").textContent()).toContain("client received the answer");
-      } finally {
-        await context.close();
-      }
+        },
+        landed: async (page) => expect(await page.locator("body").textContent()).toContain("client received the answer"),
+      });
       return waitFor(() => (callbacks.length > before ? callbacks.at(-1) : undefined), { describe: () => "no request reached the client's redirect URI" });
     },
 
