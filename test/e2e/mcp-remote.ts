@@ -76,14 +76,22 @@ export function startMcpRemote(serverUrl: string, options: McpRemoteOptions): Mc
   });
   const client = new Client({ name: "e2e-mcp-remote", version: "1.0.0" });
   const connected = client.connect(transport).then(() => client);
-  // Observed by the test through `connected`; never an unhandled rejection while it waits for the browser.
-  connected.catch(() => undefined);
+  // Observed by the test through `connected` (never an unhandled rejection while it waits for the
+  // browser), and by `authorizationUrl`: mcp-remote that gives up before asking for a browser ends the wait.
+  let failure: unknown;
+  connected.catch((error: unknown) => {
+    failure = error ?? new Error("mcp-remote ended");
+  });
 
   return {
     connected,
     async authorizationUrl() {
       const line = await waitFor(
-        () => (existsSync(urls) ? readFileSync(urls, "utf8").split("\n").find((entry) => entry.trim() !== "") : undefined),
+        () => {
+          const asked = existsSync(urls) ? readFileSync(urls, "utf8").split("\n").find((entry) => entry.trim() !== "") : undefined;
+          if (asked === undefined && failure !== undefined) throw new Error(`mcp-remote ended before asking for a browser: ${String(failure)}\n${log}`);
+          return asked;
+        },
         { timeoutMs: 60_000, intervalMs: 100, describe: () => `mcp-remote asked no browser to open a URL; its log:\n${log}` },
       );
       return new URL(line.trim());
