@@ -79,7 +79,11 @@ export type AuthorizeDecision =
 
 const refused = (problem: AuthorizeProblem) => ({ kind: "refused", problem }) as const;
 
-/** Validates an authorization request (06 §3.3); no side effects. */
+/**
+ * Validates an authorization request (06 §3.3). No side effects, but for one
+ * read: a client metadata document is fetched (or taken from the cache) to
+ * learn who a URL `client_id` is (06 §3.7).
+ */
 export async function decideAuthorize(url: URL, config: OwnerConfig, keys: OwnerKeys, nowMs: number): Promise<AuthorizeDecision> {
   const params = singleParams(url.searchParams);
   if (params === null) return refused("duplicate_parameter");
@@ -87,7 +91,9 @@ export async function decideAuthorize(url: URL, config: OwnerConfig, keys: Owner
   const clientId = params.get("client_id") ?? "";
   if (clientId === "" || clientId.length > CLIENT_ID_MAX) return refused("invalid_client");
   const resolved = await resolveClient(clientId, config, keys, nowMs);
-  if (!resolved.ok) return resolved.problem === "invalid_client" ? refused("invalid_client") : { kind: "refused", problem: resolved.problem, detail: resolved.detail };
+  if (!resolved.ok) {
+    return resolved.problem === "invalid_client" ? refused("invalid_client") : { kind: "refused", problem: resolved.problem, detail: resolved.detail };
+  }
   const client = resolved.client;
 
   const redirectUri = params.get("redirect_uri");
