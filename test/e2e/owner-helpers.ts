@@ -19,9 +19,10 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { chromium } from "playwright-core";
+import { join } from "node:path";
+import { chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import type { FlagName } from "../../worker/contracts";
 import { freePort, magnt, READY_LINE, startDoorWithNpm, stopAllDoors, tempDir, waitFor, writeTempLocalConfig, type Door } from "./helpers";
@@ -109,6 +110,41 @@ export interface OwnerStack {
   stop(): Promise<void>;
 }
 
+/** What a test looks at while the consent page is open (`decideInChromium`). */
+export interface ConsentSteps {
+  /** The final address of the redirect chain that follows the click (the client's redirect URI). */
+  readonly landsOn: (url: URL) => boolean;
+  /** Runs on the consent page before the click. */
+  readonly check?: (page: Page) => Promise<void>;
+  /** Runs on the page the chain landed on. */
+  readonly landed?: (page: Page) => Promise<void>;
+}
+
+/**
+ * Opens `authorizationUrl` in a fresh headless Chromium (its own user data
+ * dir, so no cookie survives from another run), checks that the consent page
+ * set its CSRF cookie, runs `steps.check`, clicks `decision` and waits until
+ * the browser has landed where `steps.landsOn` says (after the stand-in GitHub
+ * approved at once), then runs `steps.landed`. Any client's authorization URL
+ * will do: the tests' own, or one mcp-remote asked a browser to open.
+ */
+export async function decideInChromium(authorizationUrl: string, decision: "approve" | "deny", steps: ConsentSteps): Promise<URL> {
+  const context = await chromium.launchPersistentContext(tempDir("chromium"), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const consent = await page.goto(authorizationUrl);
+    expect(consent?.status(), await page.content()).toBe(200);
+    const cookies = await context.cookies(new URL(authorizationUrl).origin);
+    expect(cookies.map((cookie) => cookie.name)).toContain("__Host-magnt_owner_csrf");
+    await steps.check?.(page);
+    await Promise.all([page.waitForURL((url) => steps.landsOn(url)), page.click(`button[name="decision"][value="${decision}"]`)]);
+    await steps.landed?.(page);
+    return new URL(page.url());
+  } finally {
+    await context.close();
+  }
+}
+
 function base64url(bytes: Buffer): string {
   return bytes.toString("base64url");
 }
@@ -143,6 +179,12 @@ function githubRequests(output: string): string[] {
 export interface StackFlags {
   enable?: readonly FlagName[];
   disable?: readonly FlagName[];
+  /**
+   * Variables added to the split run's generated `.dev.vars` (created by
+   * `magnt flags list --owner` first), for settings that are not flags, such
+   * as the Client ID Metadata Document origins.
+   */
+  vars?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -168,6 +210,12 @@ export async function startOwnerStack(flags: StackFlags = {}): Promise<OwnerStac
       const run = await magnt(["flags", change, name, "--owner", "--yes", "--config", config, "--persist-to", state]);
       expect(run.code, run.stderr).toBe(0);
     }
+  }
+  if (flags.vars !== undefined) {
+    const run = await magnt(["flags", "list", "--owner", "--config", config, "--persist-to", state]);
+    expect(run.code, run.stderr).toBe(0);
+    const generated = join(dir, ".wrangler", "magnt-dev-owner", ".dev.vars");
+    appendFileSync(generated, Object.entries(flags.vars).map(([name, value]) => `${name}=${value}\n`).join(""));
   }
   const { server: callbackServer, redirectUri } = await startCallbackServer(callbacks);
 
@@ -223,27 +271,21 @@ export async function startOwnerStack(flags: StackFlags = {}): Promise<OwnerStac
 
     async consentInChromium(auth, decision, options = {}) {
       const before = callbacks.length;
-      const context = await chromium.launchPersistentContext(tempDir("chromium"), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-      try {
-        const page = context.pages()[0] ?? (await context.newPage());
-        const consent = await page.goto(auth.url);
-        expect(consent?.status()).toBe(200);
-        expect(await page.locator("bdi.client-name").textContent()).toBe(CLIENT_NAME);
-        if (options.publishLine !== undefined) {
-          const line = page.locator("p.publish");
-          expect(await line.count()).toBe(options.publishLine ? 1 : 0);
-          if (options.publishLine) {
-            expect(await line.textContent()).toContain("owner.publish");
-            expect(await line.textContent()).toContain("publish replies that visitors can read");
+      await decideInChromium(auth.url, decision, {
+        landsOn: (url) => url.href.startsWith(redirectUri),
+        check: async (page) => {
+          expect(await page.locator("bdi.client-name").textContent()).toBe(CLIENT_NAME);
+          if (options.publishLine !== undefined) {
+            const line = page.locator("p.publish");
+            expect(await line.count()).toBe(options.publishLine ? 1 : 0);
+            if (options.publishLine) {
+              expect(await line.textContent()).toContain("owner.publish");
+              expect(await line.textContent()).toContain("publish replies that visitors can read");
+            }
           }
-        }
-        const cookies = await context.cookies(ownerOrigin);
-        expect(cookies.map((cookie) => cookie.name)).toContain("__Host-magnt_owner_csrf");
-        await Promise.all([page.waitForURL((url) => url.href.startsWith(redirectUri)), page.click(`button[name="decision"][value="${decision}"]`)]);
-        expect(await page.locator("body").textContent()).toContain("client received the answer");
-      } finally {
-        await context.close();
-      }
+        },
+        landed: async (page) => expect(await page.locator("body").textContent()).toContain("client received the answer"),
+      });
       return waitFor(() => (callbacks.length > before ? callbacks.at(-1) : undefined), { describe: () => "no request reached the client's redirect URI" });
     },
 

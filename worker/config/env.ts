@@ -25,6 +25,8 @@ export interface Env {
   SITE_ORIGIN?: string;
   OWNER_ORIGIN?: string;
   OWNER_REDIRECT_ORIGINS?: string;
+  /** `https` origins whose URLs the owner gateway accepts as a `client_id` (Client ID Metadata Documents, 06 §3.7); empty: none. */
+  OWNER_CLIENT_METADATA_ORIGINS?: string;
   /** Telegram Bot API origin; only the default or a loopback stand-in is accepted (00 §7, 05 §5). */
   TELEGRAM_API_ORIGIN?: string;
 

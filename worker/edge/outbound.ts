@@ -14,6 +14,13 @@
  *   timeout, and bodies are read with a byte cap;
  * - an operator override of an API origin can only point at a loopback
  *   stand-in (`loopbackOverride`), never at another public host.
+ *
+ * The document exit (`getClientMetadataCapped`, the owner gateway's Client ID
+ * Metadata Documents, 06 §3.7) fetches a URL a stranger chose, so the caller
+ * passes only URLs on an origin the owner listed, and here: no redirect (a
+ * listed host cannot bounce the gateway to an unlisted one), no credential
+ * (a Worker's fetch has no cookie jar, and none is added), 5 KiB and 3 s at most, and a stand-in origin that can only be a
+ * loopback one.
  */
 import { isLoopbackHttpOrigin } from "../contracts/origins";
 
@@ -49,6 +56,8 @@ export type CappedResponse =
       status: number;
       /** The body as text, or null when it was larger than the cap or could not be read. */
       body: string | null;
+      /** The answer's headers (the document cache reads `Cache-Control`). */
+      headers: Headers;
     }
   | { ok: false; kind: OutboundFailureKind; status?: number };
 
@@ -82,6 +91,37 @@ export function githubRequestCapped(
   return guardedRequest(url, { method: init.method, headers: init.headers, body: init.body ?? null }, options);
 }
 
+/** Limits of a client metadata document (06 §3.7): the draft's 5 KB, and a short wait — the owner is looking at a loading page. */
+export const CLIENT_METADATA_MAX_BYTES = 5 * 1024;
+export const CLIENT_METADATA_TIMEOUT_MS = 3_000;
+
+/**
+ * GETs the Client ID Metadata Document at `url`, an `https` URL on an origin
+ * the owner listed — or, with `standIn` (a loopback stand-in for tests and
+ * local runs), the same path and query at that origin. A `standIn` that is not
+ * a loopback `http` origin sends nothing (`network`), whoever passed it. Same
+ * guarantees as `postJsonCapped`, with the document limits.
+ */
+export function getClientMetadataCapped(
+  url: string,
+  standIn: string | null,
+  options: { timeoutMs?: number; maxBodyBytes?: number } = {},
+): Promise<CappedResponse> {
+  let target: string;
+  try {
+    const parsed = new URL(url);
+    if (standIn !== null && !isLoopbackHttpOrigin(standIn)) return Promise.resolve({ ok: false, kind: "network" });
+    target = standIn === null ? parsed.href : `${standIn}${parsed.pathname}${parsed.search}`;
+  } catch {
+    return Promise.resolve({ ok: false, kind: "network" });
+  }
+  return guardedRequest(
+    target,
+    { method: "GET", headers: { Accept: "application/json" }, body: null },
+    { timeoutMs: options.timeoutMs ?? CLIENT_METADATA_TIMEOUT_MS, maxBodyBytes: options.maxBodyBytes ?? CLIENT_METADATA_MAX_BYTES },
+  );
+}
+
 /**
  * One API call under the guarantees of the header: never throws, never follows
  * a redirect (a credential in the URL or body would follow it), a time limit,
@@ -106,7 +146,7 @@ async function guardedRequest(
   }
   const body = await readCapped(response, options.maxBodyBytes ?? OUTBOUND_BODY_MAX_BYTES);
   if (body === "timeout") return { ok: false, kind: "timeout", status: response.status };
-  return { ok: true, status: response.status, body };
+  return { ok: true, status: response.status, body, headers: response.headers };
 }
 
 /** Reads at most `maxBytes` bytes of the body as UTF-8; null when larger or unreadable. */

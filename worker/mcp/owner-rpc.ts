@@ -77,7 +77,8 @@ function rejectMalformed(telemetry: RequestTelemetry): Response {
 
 /** Gate, re-verification, then the owner server. */
 async function serveVerified(req: DoorRequest, auth: unknown): Promise<Response> {
-  const gate = await openGate(req.env, "core", "mcp");
+  // Addressed by the URL the client used (forwarded as is): the challenges below name that server (06 §3.6).
+  const gate = await openGate(req.env, "core", "mcp", req.request.url);
   if (!gate.open) {
     req.telemetry.annotate({ outcome: gate.answer.outcome ?? "http_error" });
     return withHeaders(gate.answer.response, MCP_HEADERS);

@@ -112,7 +112,7 @@ export async function authenticateOwnerMcp(
   deps: OwnerDeps,
   role: OwnerRole = "gateway",
 ): Promise<OwnerAuthentication> {
-  const gate = await openGate(env, role, "mcp");
+  const gate = await openGate(env, role, "mcp", input.request.url);
   if (!gate.open) return { ok: false, answer: gate.answer };
   const decision = await decideBearer(input.request, gate.config, gate.keys, deps.now());
   if (decision.kind === "valid") {

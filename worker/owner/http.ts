@@ -11,7 +11,7 @@
 import type { Outcome } from "../contracts/events";
 import { readBodyWithinLimit } from "../edge/body-limit";
 import { jsonResponse, notFound, serviceUnavailable } from "../edge/responses";
-import { resolveOwner, type OwnerConfig, type OwnerEnv, type OwnerRole } from "./config";
+import { addressedBy, resolveOwner, type OwnerConfig, type OwnerEnv, type OwnerRole } from "./config";
 import { deriveOwnerKeys, type OwnerKeys } from "./oauth/keys";
 
 /** The request as the pipeline hands it over: guards passed, POST body buffered (≤ 24 KiB). */
@@ -74,12 +74,14 @@ export type OwnerGate =
  * The gate before every owner handler: off → 404 `Not found`
  * (`owner_disabled`), misconfigured → 503 (`owner_misconfigured`), exactly as
  * for a path that does not exist or a Worker that is down, so an unconfigured
- * gateway reveals nothing and never issues or accepts a token.
+ * gateway reveals nothing and never issues or accepts a token. Open, the
+ * configuration is the one `requestUrl` addressed (`addressedBy`: another
+ * loopback name of a loopback `OWNER_ORIGIN`, else `OWNER_ORIGIN` itself).
  */
-export async function openGate(env: OwnerEnv, role: OwnerRole, step: OwnerStep): Promise<OwnerGate> {
+export async function openGate(env: OwnerEnv, role: OwnerRole, step: OwnerStep, requestUrl: string): Promise<OwnerGate> {
   const state = resolveOwner(env, role);
   if (state.kind !== "ready") return { open: false, answer: closedAnswer(state.kind, step) };
-  return { open: true, config: state.config, keys: await deriveOwnerKeys(state.config.signingKey) };
+  return { open: true, config: addressedBy(state.config, requestUrl), keys: await deriveOwnerKeys(state.config.signingKey) };
 }
 
 /**
@@ -99,15 +101,16 @@ function closedAnswer(kind: "disabled" | "misconfigured", step: OwnerStep): Owne
     : { response: serviceUnavailable(), outcome: "owner_misconfigured", step };
 }
 
-/** Runs `body` behind the gate. */
+/** Runs `body` behind the gate, with the configuration `input`'s request addressed. */
 export async function gated(
+  input: OwnerInput,
   env: OwnerEnv,
   role: OwnerRole,
   step: OwnerStep,
   deps: OwnerDeps,
   body: (context: OwnerContext) => Promise<OwnerAnswer>,
 ): Promise<OwnerAnswer> {
-  const gate = await openGate(env, role, step);
+  const gate = await openGate(env, role, step, input.request.url);
   return gate.open ? body({ config: gate.config, keys: gate.keys, deps }) : gate.answer;
 }
 

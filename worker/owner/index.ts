@@ -13,7 +13,8 @@
  * - store.ts           owner queries for the four tools (§6–§7)
  * - visitor-content.ts the untrusted-visitor-content group (§6)
  * - tools.ts           the four owner tools as tool definitions (§6), for core's owner server
- * - oauth/             metadata, registration, authorize + consent, GitHub link, token (§3)
+ * - oauth/             metadata, registration, client metadata documents (§3.7) and who a
+ *                      client_id is (clients.ts), authorize + consent, GitHub link, token (§3)
  *
  * Handlers are `(input, env, deps) => Promise<OwnerAnswer>` and return their
  * telemetry facts (`outcome`, `step`) as values; nothing here logs.

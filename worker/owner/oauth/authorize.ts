@@ -5,8 +5,9 @@
  * Threat model:
  * - open redirector: nothing redirects before the owner's own click; every
  *   problem up to and including the decision is a 400 HTML page that names it;
- * - codes for a stranger: the redirect URI must be registered (exact string)
- *   and still allowed by `OWNER_REDIRECT_ORIGINS` or loopback;
+ * - codes for a stranger: the redirect URI must be registered (exact string),
+ *   or listed in the client's metadata document (client-metadata.ts), and
+ *   still allowed by `OWNER_REDIRECT_ORIGINS` or loopback;
  * - cross-site request forgery of the decision: the decision needs a nonce
  *   present both as a `__Host-` cookie and as a form field, hashing to the
  *   `nonce_hash` inside the signed, ten-minute consent request, plus an Origin
@@ -21,14 +22,15 @@
  */
 import type { OwnerConfig, OwnerEnv } from "../config";
 import { bodyText, gated, singleParams, type OwnerAnswer, type OwnerDeps, type OwnerInput } from "../http";
+import { DOCUMENT_PROBLEM_TEXT, type DocumentProblem } from "./client-metadata";
+import { resolveClient, type ClientIdentity } from "./clients";
 import { clearCookie, CSRF_COOKIE, LINK_COOKIE, readCookie, setCookie } from "./cookies";
-import { clientDisplayName } from "./client-name";
 import { consentPageHtml } from "./consent-page";
 import { constantTimeEqual } from "../../lib/constant-time";
 import { clientIdHash, randomToken, sha256Base64url } from "./encoding";
 import { contentSecurityPolicy, errorPage, htmlHeaders } from "./html";
 import type { OwnerKeys } from "./keys";
-import { CLIENT_ID_MAX, issueConsentRequest, issueLinkRequest, verifyClientId, verifyConsentRequest, type GrantRequest } from "./objects";
+import { CLIENT_ID_MAX, issueConsentRequest, issueLinkRequest, verifyConsentRequest, type GrantRequest } from "./objects";
 import { isAllowedRedirectUri, redirectTarget, redirectWith } from "./redirect-uris";
 import { formatScope, parseScope, scopesOf, type OwnerScope } from "./scopes";
 
@@ -41,6 +43,7 @@ export const STATE_MAX = 512;
 export type AuthorizeProblem =
   | "duplicate_parameter"
   | "invalid_client"
+  | "invalid_client_metadata"
   | "invalid_redirect_uri"
   | "unsupported_response_type"
   | "invalid_pkce"
@@ -55,6 +58,7 @@ export type AuthorizeProblem =
 export const PROBLEM_TEXT: Readonly<Record<AuthorizeProblem, string>> = {
   duplicate_parameter: "A parameter was sent more than once.",
   invalid_client: "The client_id is missing, too long or not valid here.",
+  invalid_client_metadata: "The client_id names a client metadata document that cannot be used.",
   invalid_redirect_uri: "The redirect_uri is missing, not registered for this client, or no longer allowed.",
   unsupported_response_type: "Only response_type=code is supported.",
   invalid_pkce: "PKCE is required: a code_challenge of 43–128 base64url characters with code_challenge_method=S256.",
@@ -70,23 +74,30 @@ export const PROBLEM_TEXT: Readonly<Record<AuthorizeProblem, string>> = {
 // ---------------------------------------------------------------- GET
 
 export type AuthorizeDecision =
-  | { readonly kind: "refused"; readonly problem: AuthorizeProblem }
-  | { readonly kind: "consent"; readonly grant: GrantRequest; readonly clientName: string; readonly redirectUri: string };
+  | { readonly kind: "refused"; readonly problem: AuthorizeProblem; readonly detail?: DocumentProblem }
+  | { readonly kind: "consent"; readonly grant: GrantRequest; readonly client: ClientIdentity; readonly redirectUri: string };
 
 const refused = (problem: AuthorizeProblem) => ({ kind: "refused", problem }) as const;
 
-/** Validates an authorization request (06 §3.3); no side effects. */
+/**
+ * Validates an authorization request (06 §3.3). No side effects, but for one
+ * read: a client metadata document is fetched (or taken from the cache) to
+ * learn who a URL `client_id` is (06 §3.7).
+ */
 export async function decideAuthorize(url: URL, config: OwnerConfig, keys: OwnerKeys, nowMs: number): Promise<AuthorizeDecision> {
   const params = singleParams(url.searchParams);
   if (params === null) return refused("duplicate_parameter");
 
   const clientId = params.get("client_id") ?? "";
   if (clientId === "" || clientId.length > CLIENT_ID_MAX) return refused("invalid_client");
-  const client = await verifyClientId(keys, clientId, nowMs);
-  if (client === null) return refused("invalid_client");
+  const resolved = await resolveClient(clientId, config, keys, nowMs);
+  if (!resolved.ok) {
+    return resolved.problem === "invalid_client" ? refused("invalid_client") : { kind: "refused", problem: resolved.problem, detail: resolved.detail };
+  }
+  const client = resolved.client;
 
   const redirectUri = params.get("redirect_uri");
-  if (redirectUri === undefined || !client.redirect_uris.includes(redirectUri) || !isAllowedRedirectUri(redirectUri, config.redirectOrigins)) {
+  if (redirectUri === undefined || !client.redirectUris.includes(redirectUri) || !isAllowedRedirectUri(redirectUri, config.redirectOrigins)) {
     return refused("invalid_redirect_uri");
   }
   if (params.get("response_type") !== "code") return refused("unsupported_response_type");
@@ -112,24 +123,24 @@ export async function decideAuthorize(url: URL, config: OwnerConfig, keys: Owner
     resource,
     state,
   };
-  // Cleaned again: a client id signed before the name rule never expires (client-name.ts).
-  return { kind: "consent", grant, clientName: clientDisplayName(client.client_name), redirectUri };
+  return { kind: "consent", grant, client, redirectUri };
 }
 
 /** Renders the GET decision: the consent page with a fresh CSRF nonce, or the HTML error. */
 export async function renderAuthorize(decision: AuthorizeDecision, config: OwnerConfig, keys: OwnerKeys, nowMs: number): Promise<Response> {
   const csp = baseCsp(config);
-  if (decision.kind === "refused") return authorizeError(decision.problem, csp);
+  if (decision.kind === "refused") return authorizeError(decision.problem, csp, decision.detail);
 
   const nonce = randomToken();
-  const consent = await issueConsentRequest(keys, decision.grant, decision.clientName, await sha256Base64url(nonce), nowMs);
+  const consent = await issueConsentRequest(keys, decision.grant, decision.client.clientName, await sha256Base64url(nonce), nowMs);
   const redirect = redirectTarget(decision.redirectUri);
   const headers = htmlHeaders(contentSecurityPolicy(githubOrigin(config), [redirect.origin]));
   // The form POST must carry a real Origin: under `no-referrer` browsers send `Origin: null` (Fetch §3.1).
   headers.set("Referrer-Policy", "same-origin");
   headers.append("Set-Cookie", setCookie(CSRF_COOKIE, nonce));
   const html = consentPageHtml({
-    clientName: decision.clientName,
+    clientName: decision.client.clientName,
+    verifiedHost: decision.client.verifiedHost,
     redirect,
     scopes: scopesOf(decision.grant.scope) as readonly OwnerScope[],
     consent,
@@ -140,7 +151,7 @@ export async function renderAuthorize(decision: AuthorizeDecision, config: Owner
 
 /** `GET /oauth/authorize`. */
 export function serveAuthorize(input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
-  return gated(env, "gateway", "authorize", deps, async ({ config, keys }) => {
+  return gated(input, env, "gateway", "authorize", deps, async ({ config, keys }) => {
     const nowMs = deps.now();
     const decision = await decideAuthorize(new URL(input.request.url), config, keys, nowMs);
     return {
@@ -225,7 +236,7 @@ export async function renderConsent(decision: ConsentDecision, config: OwnerConf
 
 /** `POST /oauth/authorize`. */
 export function serveConsent(input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
-  return gated(env, "gateway", "consent", deps, async ({ config, keys }) => {
+  return gated(input, env, "gateway", "consent", deps, async ({ config, keys }) => {
     const nowMs = deps.now();
     const decision = await decideConsent(input.request, bodyText(input), config, keys, nowMs);
     return {
@@ -256,6 +267,8 @@ export function redirectHeaders(): Headers {
   return new Headers({ "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" });
 }
 
-export function authorizeError(problem: AuthorizeProblem, csp: string): Response {
-  return errorPage(400, "Authorization refused", PROBLEM_TEXT[problem], csp);
+/** The 400 page naming `problem` (and, for a metadata document, what is wrong with it). */
+export function authorizeError(problem: AuthorizeProblem, csp: string, detail?: DocumentProblem): Response {
+  const text = detail === undefined ? PROBLEM_TEXT[problem] : `${PROBLEM_TEXT[problem]} ${DOCUMENT_PROBLEM_TEXT[detail]}`;
+  return errorPage(400, "Authorization refused", text, csp);
 }

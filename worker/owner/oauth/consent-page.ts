@@ -17,7 +17,13 @@
  *   anyone can hold an account — gets one sentence: approve only if you
  *   started this connection yourself, just now, from that site. A stranger's
  *   client with the platform's own callback would otherwise land the owner's
- *   tokens in the stranger's account there.
+ *   tokens in the stranger's account there;
+ * - a client described by a metadata document (client-metadata.ts) is shown
+ *   with the one fact this server checked — the host that served the
+ *   document, in ASCII, on its own line marked as verified — and its name
+ *   stays labelled as self-chosen, so the two are never confused. Its
+ *   loopback destination gets a sentence of its own: the document is public,
+ *   so any program on the owner's machine can present that identity.
  * Every interpolated value is escaped.
  */
 import type { OwnerScope } from "./scopes";
@@ -35,6 +41,8 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<OwnerScope, string>> = {
 export interface ConsentView {
   /** Already cleaned (`clientDisplayName`). */
   readonly clientName: string;
+  /** The host (ASCII, `URL.host`) that served the client's metadata document; null for a registered client. */
+  readonly verifiedHost: string | null;
   readonly redirect: RedirectTarget;
   readonly scopes: readonly OwnerScope[];
   /** The signed consent request (opaque to the page). */
@@ -51,15 +59,25 @@ export function consentPageHtml(view: ConsentView): string {
   const publish = view.scopes.includes("owner.publish")
     ? `<p class="publish"><strong>Also requested: <code>owner.publish</code></strong> — ${escapeHtml(SCOPE_DESCRIPTIONS["owner.publish"])}.</p>`
     : "";
-  const { redirect } = view;
-  const warning = redirect.loopback
-    ? ""
-    : `<p class="warning"><strong>Approve only if you started this connection yourself, just now, from ${escapeHtml(redirect.origin)}:</strong> ` +
-      `the owner's tokens go to whichever account on that site started it.</p>`;
+  const { redirect, verifiedHost } = view;
+  const warning = !redirect.loopback
+    ? `<p class="warning"><strong>Approve only if you started this connection yourself, just now, from ${escapeHtml(redirect.origin)}:</strong> ` +
+      `the owner's tokens go to whichever account on that site started it.</p>`
+    : verifiedHost !== null
+      ? `<p class="warning"><strong>Approve only if you started this connection yourself, just now:</strong> ` +
+        `the answer goes to a program on this computer, and any program can present the identity of ${escapeHtml(verifiedHost)}.</p>`
+      : "";
+  const verified =
+    verifiedHost === null
+      ? ""
+      : `<p class="verified">Verified: <strong class="client-host">${escapeHtml(verifiedHost)}</strong> ` +
+        `serves this client's metadata document over https.</p>`;
+  const nameCheck = verifiedHost === null ? "nothing checks it" : "only the host above is checked";
   const body =
     `<h1>Allow a client to act for the owner of MAGNT?</h1>` +
+    verified +
     `<p>The client calls itself <strong><bdi class="client-name">${escapeHtml(view.clientName)}</bdi></strong>. ` +
-    `It chose that name for itself; nothing checks it.</p>` +
+    `It chose that name for itself; ${nameCheck}.</p>` +
     `<p>The answer goes to <code class="redirect-uri">${escapeHtml(redirect.uri)}</code> ` +
     `on <strong class="redirect-host">${escapeHtml(redirect.host)}</strong>. ` +
     `After approval you sign in with GitHub; only the owner's GitHub account is accepted.</p>` +

@@ -134,7 +134,7 @@ function withCleared(response: Response, headers: Headers): Response {
 
 /** `GET /oauth/github/callback`. */
 export function serveGithubCallback(input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
-  return gated(env, "gateway", "github_callback", deps, async ({ config, keys }) => {
+  return gated(input, env, "gateway", "github_callback", deps, async ({ config, keys }) => {
     const decision = await decideCallback(input.request, config, keys, deps.now());
     const outcome =
       decision.kind === "not_owner" ? "not_owner" : decision.kind === "refused" || decision.kind === "github_unavailable" ? "oauth_error" : null;

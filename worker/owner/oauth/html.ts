@@ -36,7 +36,7 @@ export function htmlHeaders(csp: string): Headers {
 const STYLE =
   "body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}" +
   "h1{font-size:1.4rem}ul{padding-left:1.2rem}.publish{border:2px solid #b00020;padding:.5rem;background:#fff4f4}" +
-  ".warning{border:2px solid #8a5a00;padding:.5rem;background:#fff8e6}" +
+  ".warning{border:2px solid #8a5a00;padding:.5rem;background:#fff8e6}.verified{border-left:4px solid #1a7f37;padding-left:.5rem}" +
   "button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}code{word-break:break-all}";
 
 /** A whole page around `body` (already escaped HTML). */

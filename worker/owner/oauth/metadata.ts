@@ -1,11 +1,12 @@
 /**
  * Discovery documents of the owner host (06 §3.1): RFC 9728 protected-resource
  * metadata and RFC 8414 authorization-server metadata. Public by nature
- * (`Access-Control-Allow-Origin: *`), built only from `OWNER_ORIGIN`, and
+ * (`Access-Control-Allow-Origin: *`), built only from `OWNER_ORIGIN` (locally:
+ * the loopback name of it the request used, config.ts `addressedBy`), and
  * served only by the owner gateway — never listed on the public door.
  */
 import { jsonResponse } from "../../edge/responses";
-import type { OwnerEnv } from "../config";
+import type { OwnerConfig, OwnerEnv } from "../config";
 import { ANY_ORIGIN, gated, type OwnerAnswer, type OwnerDeps, type OwnerInput } from "../http";
 import { OWNER_SCOPES } from "./scopes";
 
@@ -21,7 +22,9 @@ export function protectedResourceMetadata(ownerOrigin: string) {
   };
 }
 
-export function authorizationServerMetadata(ownerOrigin: string) {
+/** `client_id_metadata_document_supported` only while some origin is allowed to serve one (06 §3.7). */
+export function authorizationServerMetadata(config: OwnerConfig) {
+  const ownerOrigin = config.ownerOrigin;
   return {
     issuer: ownerOrigin,
     authorization_endpoint: `${ownerOrigin}/oauth/authorize`,
@@ -33,12 +36,13 @@ export function authorizationServerMetadata(ownerOrigin: string) {
     token_endpoint_auth_methods_supported: ["none"],
     scopes_supported: [...OWNER_SCOPES],
     authorization_response_iss_parameter_supported: true,
+    ...(config.clientMetadata.origins.size > 0 ? { client_id_metadata_document_supported: true } : {}),
   };
 }
 
 /** `GET /.well-known/oauth-protected-resource` and `…/oauth-protected-resource/mcp`. */
-export function serveProtectedResourceMetadata(_input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
-  return gated(env, "gateway", "metadata", deps, async ({ config }) => ({
+export function serveProtectedResourceMetadata(input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
+  return gated(input, env, "gateway", "metadata", deps, async ({ config }) => ({
     response: jsonResponse(200, protectedResourceMetadata(config.ownerOrigin), ANY_ORIGIN),
     outcome: null,
     step: "metadata",
@@ -46,17 +50,17 @@ export function serveProtectedResourceMetadata(_input: OwnerInput, env: OwnerEnv
 }
 
 /** `GET /.well-known/oauth-authorization-server`. */
-export function serveAuthorizationServerMetadata(_input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
-  return gated(env, "gateway", "metadata", deps, async ({ config }) => ({
-    response: jsonResponse(200, authorizationServerMetadata(config.ownerOrigin), ANY_ORIGIN),
+export function serveAuthorizationServerMetadata(input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
+  return gated(input, env, "gateway", "metadata", deps, async ({ config }) => ({
+    response: jsonResponse(200, authorizationServerMetadata(config), ANY_ORIGIN),
     outcome: null,
     step: "metadata",
   }));
 }
 
 /** `OPTIONS /oauth/register` and `/oauth/token` (06 §2). */
-export function serveOAuthPreflight(_input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
-  return gated(env, "gateway", "other", deps, async () => ({
+export function serveOAuthPreflight(input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
+  return gated(input, env, "gateway", "other", deps, async () => ({
     response: new Response(null, {
       status: 204,
       headers: {

@@ -7,9 +7,15 @@
  * `iss`, `aud`, `sub` = the pinned GitHub id, `epoch` = the current epoch,
  * `exp` > now, `iat` ≤ now + 60 s, and the exact claim set. Core and the owner
  * gateway run this same code with their own secrets (06 §5).
+ *
+ * Objects are minted under the issuer the request addressed and verified
+ * against every origin of the server (`OwnerConfig.origins`): in production
+ * that is `OWNER_ORIGIN` alone; locally, with a loopback `OWNER_ORIGIN`, a
+ * token minted through `127.0.0.1` is accepted through `localhost` on the same
+ * port — one process, one key, one owner (06 §3.6).
  */
 import * as z from "zod";
-import type { OwnerConfig } from "../config";
+import { isOwnAudience, type OwnerConfig } from "../config";
 import { randomToken } from "./encoding";
 import type { OwnerKeys } from "./keys";
 import { numericDate, OBJECT_TYPES, seconds, signObject, verifyObject } from "./signed";
@@ -117,10 +123,20 @@ export function verifyLinkRequest(keys: OwnerKeys, value: string, nowMs: number)
 
 // ---------------------------------------------------------------- authorization code
 
+/** An `iss` naming this server under any of its origins. */
+function ownIssuer(config: OwnerConfig) {
+  return z.string().refine((issuer) => config.origins.has(issuer));
+}
+
+/** An `aud` naming this server's MCP endpoint under any of its origins. */
+function ownAudience(config: OwnerConfig) {
+  return z.string().refine((audience) => isOwnAudience(config, audience));
+}
+
 function codePayload(config: OwnerConfig) {
   return z
     .object({
-      iss: z.literal(config.ownerOrigin),
+      iss: ownIssuer(config),
       sub: z.string(),
       cid: z.string(),
       redirect_uri: z.string(),
@@ -163,8 +179,8 @@ export function verifyCode(config: OwnerConfig, keys: OwnerKeys, code: string, n
 
 function tokenFields(config: OwnerConfig, nowMs: number) {
   return {
-    iss: z.literal(config.ownerOrigin),
-    aud: z.literal(config.audience),
+    iss: ownIssuer(config),
+    aud: ownAudience(config),
     sub: z.literal(config.githubId),
     scope: z.string(),
     epoch: z.literal(config.epoch),

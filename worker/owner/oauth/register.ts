@@ -20,8 +20,9 @@ import { CLIENT_ID_MAX, issueClientId } from "./objects";
 import { isAllowedRedirectUri, REDIRECT_URIS_MAX } from "./redirect-uris";
 import { seconds } from "./signed";
 
-const SUPPORTED_GRANT_TYPES = ["authorization_code", "refresh_token"];
-const SUPPORTED_RESPONSE_TYPES = ["code"];
+/** The grant and response types a client may name, registered or described by a metadata document (client-metadata.ts). */
+export const SUPPORTED_GRANT_TYPES = ["authorization_code", "refresh_token"];
+export const SUPPORTED_RESPONSE_TYPES = ["code"];
 
 type RegistrationError = "invalid_redirect_uri" | "invalid_client_metadata";
 
@@ -87,7 +88,7 @@ export async function decideRegistration(
 }
 
 /** Absent, or an array of strings all in `supported`. */
-function isSubsetOf(value: unknown, supported: readonly string[]): boolean {
+export function isSubsetOf(value: unknown, supported: readonly string[]): boolean {
   if (value === undefined) return true;
   return Array.isArray(value) && value.every((item) => typeof item === "string" && supported.includes(item));
 }
@@ -111,7 +112,7 @@ export function renderRegistration(decision: RegistrationDecision): Response {
 
 /** The route handler. */
 export function serveRegister(input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
-  return gated(env, "gateway", "register", deps, async ({ config, keys }) => {
+  return gated(input, env, "gateway", "register", deps, async ({ config, keys }) => {
     const decision = await decideRegistration(bodyText(input), config.redirectOrigins, keys, deps.now());
     return {
       response: renderRegistration(decision),

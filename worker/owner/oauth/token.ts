@@ -22,7 +22,8 @@ import type { OwnerEnv } from "../config";
 import { ANY_ORIGIN, bodyText, gated, oauthJsonError, singleParams, type OwnerAnswer, type OwnerContext, type OwnerDeps, type OwnerInput, type OwnerStep } from "../http";
 import { constantTimeEqual } from "../../lib/constant-time";
 import { clientIdHash, sha256Base64url } from "./encoding";
-import { CLIENT_ID_MAX, issueTokens, LIFETIME, verifyClientId, verifyCode, verifyRefreshToken, type IssuedTokens } from "./objects";
+import { isKnownClient } from "./clients";
+import { CLIENT_ID_MAX, issueTokens, LIFETIME, verifyCode, verifyRefreshToken, type IssuedTokens } from "./objects";
 import { formatScope, isSubset, parseScope, scopesOf } from "./scopes";
 import { seconds } from "./signed";
 
@@ -69,7 +70,7 @@ async function decideCodeGrant(params: ReadonlyMap<string, string>, { config, ke
   if (!code || !redirectUri || !clientId || !verifier) {
     return refuse(step, "invalid_request", "code, redirect_uri, client_id and code_verifier are required.");
   }
-  if (clientId.length > CLIENT_ID_MAX || (await verifyClientId(keys, clientId, nowMs)) === null) {
+  if (clientId.length > CLIENT_ID_MAX || !(await isKnownClient(clientId, config, keys, nowMs))) {
     return refuse(step, "invalid_client", "The client_id is not valid here.");
   }
   const claims = await verifyCode(config, keys, code, nowMs);
@@ -97,7 +98,7 @@ async function decideRefreshGrant(params: ReadonlyMap<string, string>, { config,
   const refreshToken = params.get("refresh_token");
   const clientId = params.get("client_id");
   if (!refreshToken || !clientId) return refuse(step, "invalid_request", "refresh_token and client_id are required.");
-  if (clientId.length > CLIENT_ID_MAX || (await verifyClientId(keys, clientId, nowMs)) === null) {
+  if (clientId.length > CLIENT_ID_MAX || !(await isKnownClient(clientId, config, keys, nowMs))) {
     return refuse(step, "invalid_client", "The client_id is not valid here.");
   }
   const claims = await verifyRefreshToken(config, keys, refreshToken, nowMs);
@@ -171,7 +172,7 @@ export function renderToken(decision: TokenDecision): Response {
 
 /** `POST /oauth/token`. */
 export function serveToken(input: OwnerInput, env: OwnerEnv, deps: OwnerDeps): Promise<OwnerAnswer> {
-  return gated(env, "gateway", "other", deps, async (context) => {
+  return gated(input, env, "gateway", "other", deps, async (context) => {
     const decision = await decideToken(input.request, bodyText(input), context);
     const outcome = decision.kind === "refused" ? "oauth_error" : decision.kind === "unavailable" ? "core_unavailable" : null;
     return { response: renderToken(decision), outcome, step: decision.step };
