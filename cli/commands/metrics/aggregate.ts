@@ -34,6 +34,29 @@ import {
   TOOL_SEARCH,
   UNKNOWN_VALUE,
 } from "../../../worker/contracts";
+import { READ_EVENT, READ_NO_EVENT, READ_UNSURE, RecordReader } from "./extract";
+import {
+  F_A2A_METHOD,
+  F_A2A_PROTOCOL_VERSION,
+  F_CONTROLLED_TEST,
+  F_DUPLICATE,
+  F_EVENT_ID,
+  F_EVENT_TYPE,
+  F_MCP_METHOD,
+  F_OBSERVED_TASK_SAVED,
+  F_OUTCOME,
+  F_RATE_LIMITED,
+  F_SEARCH_RECEIPT,
+  F_SELF_REPORTED_TEST,
+  F_SIGNAL_ID,
+  F_TIME,
+  F_TOOL_NAME,
+  F_TOOL_RESULT,
+  F_VALIDATION_STATUS,
+  newFields,
+  projectParsed,
+  type EventFields,
+} from "./fields";
 import { FingerprintTable, fnv1a64, RecordList } from "./fingerprint";
 import type { RecordSink } from "./scanner";
 import { formatInstant, parseEventTime } from "./time";
@@ -151,7 +174,10 @@ const C_SIGNAL_LO = 3;
 const C_HAS_SIGNAL = 4;
 const C_TIME = 5;
 
-type EventRecord = Record<string, unknown>;
+export interface AggregatorOptions {
+  /** Parse every record with `JSON.parse`, never the byte-level reader (tests prove the two equal). */
+  fullParse?: boolean;
+}
 
 /** Counts records into the 08 §5.3 summary; receives records from the scanner. */
 export class MetricsAggregator implements RecordSink {
@@ -208,7 +234,17 @@ export class MetricsAggregator implements RecordSink {
   private nextMcp = -1;
   private nextA2a = -1;
 
-  constructor(private readonly window: TimeWindow) {}
+  /** The byte-level reader, or null to parse every record in full (tests compare the two). */
+  private readonly reader: RecordReader | null;
+  /** Scratch projection of the record being counted. */
+  private readonly fields: EventFields = newFields();
+
+  constructor(
+    private readonly window: TimeWindow,
+    options: AggregatorOptions = {},
+  ) {
+    this.reader = options.fullParse === true ? null : new RecordReader();
+  }
 
   /** Bytes held by the id tables (bench and tests). */
   get tableBytes(): number {
@@ -229,13 +265,13 @@ export class MetricsAggregator implements RecordSink {
       if (this.nextA2a < start) this.nextA2a = positionOf(chunk, A2A_BYTES, start);
       if (this.nextA2a + 4 > end) return;
     }
-    this.parsed(chunk.toString("latin1", start, end));
+    this.read(chunk, start, end);
   }
 
   isolatedRecord(bytes: Buffer): void {
     this.records += 1;
     if (bytes.indexOf(MCP_BYTES) === -1 && bytes.indexOf(A2A_BYTES) === -1) return;
-    this.parsed(bytes.toString("latin1"));
+    this.read(bytes, 0, bytes.length);
   }
 
   oversized(): void {
@@ -244,10 +280,24 @@ export class MetricsAggregator implements RecordSink {
   }
 
   /**
-   * Why latin1: it maps each byte to one char, so it is cheaper than UTF-8
-   * decoding and never fails. Every value counted here (types, methods, tool
-   * names, results, times) is ASCII and decodes identically, and ids only need
-   * equal bytes to give equal fingerprints, which latin1 preserves.
+   * Counts one record that passed the pre-filter. The byte-level reader
+   * (`extract.ts`) answers for nearly every record; whatever it is not certain
+   * of goes through `JSON.parse`, whose reading the reader is built (and
+   * tested) to equal.
+   */
+  private read(bytes: Buffer, start: number, end: number): void {
+    const fields = this.fields;
+    const result = this.reader === null ? READ_UNSURE : this.reader.read(bytes, start, end, fields);
+    if (result === READ_EVENT) this.countEvent(fields);
+    else if (result === READ_NO_EVENT) this.withoutEventId += 1;
+    else this.parsed(bytes.toString("latin1", start, end));
+  }
+
+  /**
+   * The full parse. Why latin1: it maps each byte to one char, so it is cheaper
+   * than UTF-8 decoding and never fails. Every value counted here (types,
+   * methods, tool names, results, times) is ASCII and decodes identically, and
+   * ids only need equal bytes to give equal fingerprints, which latin1 preserves.
    */
   private parsed(text: string): void {
     let value: unknown;
@@ -257,29 +307,30 @@ export class MetricsAggregator implements RecordSink {
       this.unparseable += 1;
       return;
     }
-    const event = eventOf(value);
-    if (event === null) {
-      this.withoutEventId += 1;
-      return;
-    }
-    const type = event.event_type;
+    if (projectParsed(value, this.fields)) this.countEvent(this.fields);
+    else this.withoutEventId += 1;
+  }
+
+  /** The counting rules of 08 §5.3 over one event's projection. */
+  private countEvent(event: EventFields): void {
+    const type = event[F_EVENT_TYPE];
     if (type !== "mcp_request" && type !== "mcp_card" && type !== "a2a_request" && type !== "a2a_card") return;
-    const id = fnv1a64(event.event_id as string);
+    const id = fnv1a64(event[F_EVENT_ID] as string);
     if (!this.eventIds.add(id.hi, id.lo)) {
       this.duplicates += 1;
       return;
     }
-    const time = parseEventTime(event.time);
+    const time = parseEventTime(event[F_TIME]);
     const { since, until } = this.window;
     if ((since !== null || until !== null) && !(Number.isFinite(time) && (since === null || time >= since) && (until === null || time < until))) {
       this.outsideWindow += 1;
       return;
     }
-    if (event.controlled_test === true) {
+    if (event[F_CONTROLLED_TEST] === true) {
       this.controlledTests += 1;
       return;
     }
-    if (event.self_reported_test === true) {
+    if (event[F_SELF_REPORTED_TEST] === true) {
       this.selfReportedTests += 1;
       return;
     }
@@ -289,25 +340,25 @@ export class MetricsAggregator implements RecordSink {
     if (time > this.lastEvent) this.lastEvent = time;
     if (type === "mcp_request") this.countMcp(event, time);
     else if (type === "a2a_request") {
-      this.a2aMethods.count(event.a2a_method);
-      this.a2aOutcomes.count(event.outcome);
-      this.a2aVersions.count(event.a2a_protocol_version);
+      this.a2aMethods.count(event[F_A2A_METHOD]);
+      this.a2aOutcomes.count(event[F_OUTCOME]);
+      this.a2aVersions.count(event[F_A2A_PROTOCOL_VERSION]);
     }
   }
 
-  private countMcp(event: EventRecord, time: number): void {
-    const method = event.mcp_method;
+  private countMcp(event: EventFields, time: number): void {
+    const method = event[F_MCP_METHOD];
     this.mcpMethods.count(method);
     if (method === "tools/list") this.toolsList += 1;
     if (method !== "tools/call") return;
-    const tool = event.tool_name;
+    const tool = event[F_TOOL_NAME];
     this.toolCalls.count(tool);
-    const result = event.tool_result;
-    const rateLimited = event.rate_limited === true;
+    const result = event[F_TOOL_RESULT];
+    const rateLimited = event[F_RATE_LIMITED] === true;
     if (tool === TOOL_PROPOSE_CONTACT) {
       const contacts = this.contacts;
       if (result === CONTACT_STATUS.accepted) {
-        if (event.duplicate === true) contacts.duplicates += 1;
+        if (event[F_DUPLICATE] === true) contacts.duplicates += 1;
         else contacts.saved_new += 1;
       } else if (result === CONTACT_STATUS.conflict) contacts.conflicts += 1;
       else if (result === CONTACT_NOT_SAVED_CODE || result === "dialogue_misconfigured") contacts.not_saved += 1;
@@ -316,20 +367,21 @@ export class MetricsAggregator implements RecordSink {
       if (rateLimited) contacts.rate_limited += 1;
     } else if (tool === TOOL_SEARCH) {
       const search = this.search;
-      if (event.validation_status === "valid") search.valid_calls += 1;
+      if (event[F_VALIDATION_STATUS] === "valid") search.valid_calls += 1;
       if (result === SEARCH_STATUS.matches) search.matches_found += 1;
       else if (result === SEARCH_STATUS.noMatch) {
         search.no_relevant_experience += 1;
-        if (typeof event.search_receipt === "string") this.seeReceipt(event.search_receipt, time);
+        const receipt = event[F_SEARCH_RECEIPT];
+        if (typeof receipt === "string") this.seeReceipt(receipt, time);
       } else if (result === SEARCH_STATUS.storageError) search.storage_errors += 1;
       else if (result === TOOL_RESULT_INVALID_ARGUMENTS) search.invalid_arguments += 1;
-      if (event.observed_task_saved === true) search.observed_tasks_saved += 1;
-      else if (event.observed_task_saved === false) search.observed_tasks_not_saved += 1;
+      if (event[F_OBSERVED_TASK_SAVED] === true) search.observed_tasks_saved += 1;
+      else if (event[F_OBSERVED_TASK_SAVED] === false) search.observed_tasks_not_saved += 1;
       if (rateLimited) search.rate_limited += 1;
     } else if (tool === TOOL_CONTRIBUTE) {
       const contribute = this.contribute;
       contribute.calls += 1;
-      if (event.validation_status === "valid") contribute.valid_calls += 1;
+      if (event[F_VALIDATION_STATUS] === "valid") contribute.valid_calls += 1;
       if (result === CONTRIBUTE_STATUS.accepted) {
         contribute.accepted_events += 1;
         this.acceptContribution(event, time);
@@ -349,18 +401,20 @@ export class MetricsAggregator implements RecordSink {
     if (Number.isNaN(seen) || time < seen) this.receipts.setLastValue(time);
   }
 
-  private acceptContribution(event: EventRecord, time: number): void {
+  private acceptContribution(event: EventFields, time: number): void {
     let signalHi = 0;
     let signalLo = 0;
-    const hasSignal = typeof event.signal_id === "string";
+    const signalId = event[F_SIGNAL_ID];
+    const hasSignal = typeof signalId === "string";
     if (hasSignal) {
-      const signal = fnv1a64(event.signal_id as string);
+      const signal = fnv1a64(signalId);
       signalHi = signal.hi;
       signalLo = signal.lo;
       this.acceptedSignals.add(signalHi, signalLo);
     }
-    if (typeof event.search_receipt !== "string") return;
-    const receipt = fnv1a64(event.search_receipt);
+    const receiptId = event[F_SEARCH_RECEIPT];
+    if (typeof receiptId !== "string") return;
+    const receipt = fnv1a64(receiptId);
     this.contributions.push(receipt.hi, receipt.lo, signalHi, signalLo, hasSignal ? 1 : 0, time);
   }
 
@@ -435,14 +489,4 @@ export class MetricsAggregator implements RecordSink {
 function positionOf(buffer: Buffer, needle: Buffer, from: number): number {
   const found = buffer.indexOf(needle, from);
   return found === -1 ? NOT_FOUND : found;
-}
-
-/** The event of a record: the record itself when it has a string `event_id`, else its `source` object when that has one (08 §5.1). */
-function eventOf(value: unknown): EventRecord | null {
-  if (typeof value !== "object" || value === null) return null;
-  const record = value as EventRecord;
-  if (typeof record.event_id === "string") return record;
-  const source = record.source;
-  if (typeof source === "object" && source !== null && typeof (source as EventRecord).event_id === "string") return source as EventRecord;
-  return null;
 }

@@ -13,7 +13,7 @@ import type { Command } from "commander";
 import { defineAction, examples, type CommandRuntime } from "../../lib/command";
 import type { CliContext } from "../../lib/context";
 import { UsageError } from "../../lib/errors";
-import { MetricsAggregator, type MetricsSummary, type TimeWindow } from "./aggregate";
+import { MetricsAggregator, type AggregatorOptions, type MetricsSummary, type TimeWindow } from "./aggregate";
 import { Progress } from "./progress";
 import { renderReport } from "./report";
 import { InputSplitter } from "./scanner";
@@ -85,8 +85,9 @@ export async function summarise(
   inputs: readonly MetricsInput[],
   window: TimeWindow,
   onRawBytes: (bytes: number) => void = () => undefined,
+  options: AggregatorOptions = {},
 ): Promise<MetricsSummary> {
-  const aggregator = new MetricsAggregator(window);
+  const aggregator = new MetricsAggregator(window, options);
   aggregator.files = inputs.length;
   for (const input of inputs) {
     const splitter = new InputSplitter(aggregator);

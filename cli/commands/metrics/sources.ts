@@ -8,7 +8,6 @@
  * any content.
  */
 import { open, type FileHandle } from "node:fs/promises";
-import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { EnvironmentError } from "../../lib/errors";
 
@@ -42,21 +41,37 @@ function unreadable(name: string, error: unknown): EnvironmentError {
 
 const isGzip = (bytes: Buffer): boolean => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 
-/** Decompresses `source` (whose first chunk is `first`) as a stream. */
+/**
+ * Decompresses `source` (whose first chunk is `first`) as a stream.
+ *
+ * Each compressed chunk is handed to zlib only once the previous one has been
+ * consumed (the write callback), because the file reader reuses its buffers:
+ * a stream that read ahead (as `Readable.from(…).pipe(…)` does, up to 16
+ * chunks) would overwrite a chunk zlib has not read yet — which failed every
+ * gzip input over 4 MiB with Z_DATA_ERROR.
+ */
 async function* gunzip(name: string, first: Buffer, rest: AsyncIterator<Buffer>): AsyncIterable<Buffer> {
-  async function* raw(): AsyncIterable<Buffer> {
-    yield first;
+  const inflater = createGunzip({ chunkSize: GZIP_CHUNK_BYTES });
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => inflater.write(chunk, (error) => (error ? reject(error) : resolve())));
+  const feed = (async () => {
+    await write(first);
     for (;;) {
       const next = await rest.next();
-      if (next.done === true) return;
-      yield next.value;
+      if (next.done === true) break;
+      await write(next.value);
     }
-  }
-  const stream = Readable.from(raw()).pipe(createGunzip({ chunkSize: GZIP_CHUNK_BYTES }));
+    inflater.end();
+  })();
+  // A read or inflate failure ends the output loop below with that error.
+  feed.catch((error: unknown) => inflater.destroy(error instanceof Error ? error : new Error(String(error))));
   try {
-    for await (const chunk of stream) yield chunk as Buffer;
+    for await (const chunk of inflater) yield chunk as Buffer;
+    await feed;
   } catch (error) {
     throw unreadable(name, error);
+  } finally {
+    inflater.destroy();
   }
 }
 
@@ -93,20 +108,34 @@ export async function openFileInput(path: string, name: string): Promise<Metrics
     throw unreadable(name, error);
   }
   async function* read(onRawBytes: (bytes: number) => void): AsyncIterable<Buffer> {
-    // One buffer for every read: each chunk is consumed synchronously before the
-    // next read (the scanner copies whatever must outlive it), so reusing it keeps
-    // RSS flat instead of leaving 4 MiB garbage buffers for the collector.
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (;;) {
-      let bytesRead: number;
-      try {
-        ({ bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null));
-      } catch (error) {
-        throw unreadable(name, error);
+    // Two buffers, reused: the next chunk is read (on libuv's thread pool) while
+    // this one is counted, so the main thread does not sit idle on every read.
+    // Each chunk is consumed synchronously before its buffer is read into again
+    // (the scanner copies whatever must outlive it), so RSS stays flat instead of
+    // leaving 4 MiB garbage buffers for the collector.
+    const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
+    let turn = 0;
+    const readInto = (buffer: Buffer) => handle.read(buffer, 0, CHUNK_BYTES, null);
+    let pending = readInto(buffers[0]!);
+    try {
+      for (;;) {
+        let bytesRead: number;
+        try {
+          ({ bytesRead } = await pending);
+        } catch (error) {
+          throw unreadable(name, error);
+        }
+        if (bytesRead === 0) return;
+        const buffer = buffers[turn]!;
+        turn = 1 - turn;
+        // Reads without a position continue from the file's current offset, in order.
+        pending = readInto(buffers[turn]!);
+        onRawBytes(bytesRead);
+        yield bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
       }
-      if (bytesRead === 0) return;
-      onRawBytes(bytesRead);
-      yield bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
+    } finally {
+      // Stopped early (a failure downstream): let the read in flight finish before the handle closes.
+      await pending.catch(() => undefined);
     }
   }
   return {
