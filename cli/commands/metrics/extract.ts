@@ -51,6 +51,10 @@ const NINE = 0x39;
 const isDigit = (byte: number): boolean => byte >= ZERO && byte <= NINE;
 const isHex = (byte: number): boolean => (byte >= ZERO && byte <= NINE) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66);
 
+/** Bytes that stand for themselves inside a string: all but the quote, the backslash and control bytes. */
+const PLAIN = new Uint8Array(256);
+for (let byte = 0x20; byte < 256; byte += 1) if (byte !== QUOTE && byte !== BACKSLASH) PLAIN[byte] = 1;
+
 /** Key bytes of each counted field, and of `source`. */
 const FIELD_BYTES: readonly Buffer[] = FIELD_NAMES.map((name) => Buffer.from(name, "latin1"));
 const SOURCE_BYTES = Buffer.from("source", "latin1");
@@ -248,11 +252,10 @@ function stringClose(bytes: Buffer, position: number, end: number): number {
   let index = position + 1;
   let escaped = false;
   for (;;) {
+    while (index < end && PLAIN[bytes[index]!] === 1) index += 1;
     if (index >= end) return -1;
     const byte = bytes[index]!;
-    if (byte > BACKSLASH) {
-      index += 1; // most string bytes are lower-case letters
-    } else if (byte === QUOTE) {
+    if (byte === QUOTE) {
       return escaped ? ~index : index;
     } else if (byte === BACKSLASH) {
       escaped = true;
@@ -266,10 +269,8 @@ function stringClose(bytes: Buffer, position: number, end: number): number {
       } else {
         return -1;
       }
-    } else if (byte < 0x20) {
-      return -1;
     } else {
-      index += 1;
+      return -1; // a control byte
     }
   }
 }

@@ -10,6 +10,7 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { EnvironmentError } from "../../lib/errors";
+import type { ParallelFile } from "./parallel";
 
 /** Read size (08 §5.2). */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -23,6 +24,8 @@ export interface MetricsInput {
   size: number | null;
   /** The decompressed bytes, in chunks; `onRawBytes` reports progress in on-disk bytes. */
   chunks(onRawBytes: (bytes: number) => void): AsyncIterable<Buffer>;
+  /** A regular file, which the parallel path may read by position instead (`parallel.ts`). */
+  file?: ParallelFile;
   close(): Promise<void>;
 }
 
@@ -34,7 +37,7 @@ function describeCode(error: unknown): string {
   return typeof code === "string" ? code : error instanceof Error ? error.message.split("\n")[0]! : String(error);
 }
 
-function unreadable(name: string, error: unknown): EnvironmentError {
+export function unreadable(name: string, error: unknown): EnvironmentError {
   if (error instanceof EnvironmentError) return error;
   return new EnvironmentError(`cannot read ${name}: ${describeCode(error)}`);
 }
@@ -142,6 +145,20 @@ export async function openFileInput(path: string, name: string): Promise<Metrics
     name,
     size,
     chunks: (onRawBytes) => maybeGunzip(name, read(onRawBytes)),
+    file: {
+      fd: handle.fd,
+      size,
+      // Positional: the file offset the chunked reads use stays at 0.
+      readHead: async (length) => {
+        const head = Buffer.alloc(length);
+        try {
+          const { bytesRead } = await handle.read(head, 0, length, 0);
+          return head.subarray(0, bytesRead);
+        } catch (error) {
+          throw unreadable(name, error);
+        }
+      },
+    },
     close: () => handle.close(),
   };
 }
