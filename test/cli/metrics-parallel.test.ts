@@ -49,6 +49,8 @@ function writeInput(bytes: Buffer): string {
 }
 
 const NO_WINDOW: TimeWindow = { since: null, until: null };
+/** Just below what three empty id tables hold (fingerprint.ts: 256 shards of 64 slots), so passed after the first block. */
+const RETIRE_AT_ONCE = 3 * 256 * 64 * 8 + 256 * 64 * 8 - 1;
 const T0 = Date.UTC(2026, 4, 1, 10);
 const HOUR = 3_600_000;
 const iso = (offset: number) => new Date(T0 + offset).toISOString();
@@ -98,7 +100,7 @@ async function blockSummary(path: string, tasks: (fd: number, size: number) => B
   try {
     const aggregator = new MetricsAggregator(window);
     aggregator.files = 1;
-    await countBlocks(tasks(input.file!.fd, input.file!.size), new BlockScanner(), helpers, aggregator, () => undefined, retireTableBytes === undefined ? {} : { retireTableBytes });
+    await countBlocks(tasks(input.file!.fd, input.file!.size), new BlockScanner(), () => helpers, aggregator, () => undefined, retireTableBytes === undefined ? {} : { retireTableBytes });
     return aggregator.finish();
   } finally {
     await input.close();
@@ -114,7 +116,8 @@ function slowHelper(delays: readonly number[]): HelperThread & { counted: number
     counted: 0,
     closed: false,
     ready: Promise.resolve(),
-    count(task: BlockTask): Promise<BlockResult> {
+    count(task: BlockTask, spare?: Float64Array): Promise<BlockResult> {
+      if (spare !== undefined) scanner.recycle(spare);
       const delay = delays[call++ % Math.max(1, delays.length)] ?? 0;
       const result = previous.then(
         () =>
@@ -161,12 +164,12 @@ describe("the parallel path equals the serial path (08 §5.2)", () => {
     }
   }, 300_000);
 
-  it("on a file cut into blocks of every size from 1 to 97 bytes, counted by two slow helpers and the main thread", async () => {
+  it("on a file cut into blocks of every size from 1 to 24 bytes and larger, counted by two slow helpers and the main thread", async () => {
     const text = `\uFEFF${ORDERED_LINES.join("\r\n")}`; // a byte order mark, CRLF lines, no final newline
     const bytes = Buffer.from(text);
     const path = writeInput(bytes);
     const expected = await serialSummary(bytes);
-    for (let blockBytes = 1; blockBytes <= 97; blockBytes += 1) {
+    for (const blockBytes of [...Array.from({ length: 24 }, (_, index) => index + 1), 31, 47, 64, 97, 256]) {
       const input = await openFileInput(path, path);
       const tasks = await planBlocks(input.file!, { minBytes: 0, blockBytes });
       await input.close();
@@ -223,7 +226,7 @@ describe("the parallel path equals the serial path (08 §5.2)", () => {
         fc.integer({ min: 1, max: 400 }),
         fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 4 }),
         fc.option(fc.tuple(fc.integer({ min: -20, max: 30 }), fc.integer({ min: 1, max: 40 }))),
-        fc.constantFrom(undefined, 0, 4096),
+        fc.constantFrom(undefined, 0, RETIRE_AT_ONCE),
         async (lines, finalNewline, blockBytes, delays, range, retireTableBytes) => {
           // The first line must be one whole record for the file to be cut at all.
           const bytes = Buffer.from(`${[wrap({ event_id: "head", time: iso(0), event_type: "mcp_card" }), ...lines].join("\n")}${finalNewline ? "\n" : ""}`);
@@ -240,17 +243,22 @@ describe("the parallel path equals the serial path (08 §5.2)", () => {
     );
   }, 300_000);
 
-  it("stops giving blocks to helpers once the id tables pass the limit", async () => {
+  it("stops giving blocks to helpers once the id tables pass the limit, and starts none when the first block projects past it", async () => {
     const bytes = Buffer.from(`${ORDERED_LINES.join("\n")}\n`);
     const path = writeInput(bytes);
     const input = await openFileInput(path, path);
     const tasks = (await planBlocks(input.file!, { minBytes: 0, blockBytes: 16 }))!;
     await input.close();
-    const helper = slowHelper([0]);
-    // Every table is larger than 0 bytes from the start, so the helper is retired after the first block applied.
-    expect(await blockSummary(path, (fd) => tasks.map((task) => ({ ...task, fd })), [helper], NO_WINDOW, 0)).toEqual(await serialSummary(bytes));
-    expect(helper.counted).toBeLessThanOrEqual(2);
-    expect(helper.closed).toBe(true);
+    const expected = await serialSummary(bytes);
+    // The empty tables already hold 512 KiB; a limit just below it retires the helper after the first block applied.
+    const retired = slowHelper([0]);
+    expect(await blockSummary(path, (fd) => tasks.map((task) => ({ ...task, fd })), [retired], NO_WINDOW, RETIRE_AT_ONCE)).toEqual(expected);
+    expect(retired.counted).toBeLessThanOrEqual(2);
+    expect(retired.closed).toBe(true);
+    // A limit of 0 is passed by any projection: the helper is never used.
+    const unused = slowHelper([0]);
+    expect(await blockSummary(path, (fd) => tasks.map((task) => ({ ...task, fd })), [unused], NO_WINDOW, 0)).toEqual(expected);
+    expect(unused.counted).toBe(0);
   });
 
   it("a helper's failed read is an unreadable file (exit 3), naming the file and the code only", async () => {

@@ -168,6 +168,9 @@ class ClosedCounter {
   }
 }
 
+/** Rows the serial path collects before applying them (the initial size of a rows array). */
+const DRAIN_ROWS = 1024;
+
 const MCP_BYTES = Buffer.from("mcp_");
 const A2A_BYTES = Buffer.from("a2a_");
 const NOT_FOUND = Number.MAX_SAFE_INTEGER;
@@ -225,7 +228,14 @@ export class RecordCounter implements RecordSink {
   private nextMcp = -1;
   private nextA2a = -1;
 
-  constructor(options: AggregatorOptions = {}) {
+  /**
+   * `drain`: where the serial path applies the rows as soon as a batch is full,
+   * so the rows array never outgrows one batch (a block keeps its rows instead).
+   */
+  constructor(
+    options: AggregatorOptions = {},
+    private readonly drain: MetricsAggregator | null = null,
+  ) {
     this.reader = options.fullParse === true ? null : new RecordReader();
   }
 
@@ -257,13 +267,21 @@ export class RecordCounter implements RecordSink {
     this.unparseable += 1;
   }
 
+  /** Starts a block afresh: counts zero, rows written into `rows`. */
+  startBlock(rows: Float64Array): void {
+    this.records = 0;
+    this.unparseable = 0;
+    this.withoutEventId = 0;
+    this.facts.reset(rows);
+  }
+
   /** Applies what was counted so far to `aggregator` (in order) and starts afresh. */
   takeInto(aggregator: MetricsAggregator): void {
     aggregator.addBlock(this.records, this.unparseable, this.withoutEventId, this.facts.rows, this.facts.count);
     this.records = 0;
     this.unparseable = 0;
     this.withoutEventId = 0;
-    this.facts.count = 0;
+    this.facts.reset();
   }
 
   /**
@@ -302,7 +320,9 @@ export class RecordCounter implements RecordSink {
   private keep(): void {
     const facts = this.facts;
     const at = facts.next(); // may grow `facts.rows`: read it after
-    if (encodeEvent(this.fields, facts.rows, at)) facts.commit();
+    if (!encodeEvent(this.fields, facts.rows, at)) return;
+    facts.commit();
+    if (this.drain !== null && facts.count === DRAIN_ROWS) this.takeInto(this.drain);
   }
 }
 

@@ -196,6 +196,12 @@ export class FactRows {
     this.rows = new Float64Array(initialRows * FACT_WIDTH);
   }
 
+  /** Starts afresh in `rows` (a recycled or freshly sized array). */
+  reset(rows: Float64Array = this.rows): void {
+    this.rows = rows;
+    this.count = 0;
+  }
+
   /** The offset of a fresh row (kept only by `commit`). */
   next(): number {
     if ((this.count + 1) * FACT_WIDTH > this.rows.length) {

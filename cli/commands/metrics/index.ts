@@ -101,7 +101,7 @@ export async function summarise(
 ): Promise<MetricsSummary> {
   const aggregator = new MetricsAggregator(window);
   aggregator.files = inputs.length;
-  const counter = new RecordCounter(options);
+  const counter = new RecordCounter(options, aggregator);
   let scanner: BlockScanner | undefined;
   for (const input of inputs) {
     const parallel = options.parallel;
@@ -109,7 +109,7 @@ export async function summarise(
     if (tasks !== null) {
       scanner ??= new BlockScanner(options);
       try {
-        await countBlocks(tasks, scanner, parallel!.helpers(), aggregator, onRawBytes, parallel);
+        await countBlocks(tasks, scanner, parallel!.helpers, aggregator, onRawBytes, parallel);
       } catch (error) {
         const code = (error as { code?: unknown } | null)?.code;
         // A failed read, on the main thread or in the worker, is the operator's problem (exit 3); anything else is a bug.

@@ -12,7 +12,12 @@
  * machine, and the main thread would only wait meanwhile; blocks go to
  * whichever thread is free, so a starved worker just counts fewer of them.
  *
- * Memory (the 150 MB budget): the worker costs about 20 MB. Once the id tables
+ * Memory (the 150 MB budget): rows arrays circulate — an applied block's
+ * array goes back to the main thread's scanner or, with the next block, to the
+ * worker — because arrays dropped at the rate blocks are counted wait for
+ * V8's rare full collections (30 MB of peak RSS at 5 million ids). The worker
+ * costs about 20 MB of RSS: it is not started when the first block's density of
+ * counted events projects id tables past `RETIRE_TABLE_BYTES`, and once the id tables
  * pass `RETIRE_TABLE_BYTES` (about 2 million distinct ids) the worker gets no
  * more blocks and is stopped, and the main thread counts the rest alone — so
  * the peak is never the worker plus large tables. Results waiting for an
@@ -35,20 +40,26 @@ import { byteOrderMarkLength, certainlyNdjson, DETECTION_HEAD_MAX } from "./scan
 /** Files below this size are streamed serially (a worker would start too late to help). */
 export const PARALLEL_MIN_BYTES = 32 * 1024 * 1024;
 /** Block size: counted in a few milliseconds, so two threads stay balanced and waiting rows stay small. */
-export const BLOCK_BYTES = 1024 * 1024;
+export const BLOCK_BYTES = 512 * 1024;
 /** Blocks a worker holds at once (one counted, one queued), so it never idles waiting for the main thread. */
 const IN_FLIGHT_PER_HELPER = 2;
 /** Counted blocks waiting for an earlier one, at most (then the main thread waits instead of counting). */
-const MAX_WAITING = 16;
+const MAX_WAITING = 4;
 /** Id-table size at which the worker is stopped (08 §5.2: RSS ≤ 150 MB at 5 million distinct ids). */
 export const RETIRE_TABLE_BYTES = 24 * 1024 * 1024;
+/** What one distinct id costs in the tables, for the projection from the first block (fingerprint.ts: 10–15). */
+const PROJECTED_BYTES_PER_ID = 12;
 
 /** Another thread that counts blocks: a worker thread in the CLI, an in-thread stand-in in tests. */
 export interface HelperThread {
   /** Resolves when the thread can take blocks (rejects if it cannot start: it is then not used). */
   readonly ready: Promise<void>;
-  /** Counts one block; a thread answers its blocks in the order it was given them. */
-  count(task: BlockTask): Promise<BlockResult>;
+  /**
+   * Counts one block; a thread answers its blocks in the order it was given
+   * them. `spare` is an applied block's rows array for the thread to reuse
+   * (so rows arrays circulate instead of piling up as garbage).
+   */
+  count(task: BlockTask, spare?: Float64Array): Promise<BlockResult>;
   close(): Promise<void>;
 }
 
@@ -87,12 +98,13 @@ export interface CountOptions {
 export async function countBlocks(
   tasks: readonly BlockTask[],
   scanner: BlockScanner,
-  helpers: readonly HelperThread[],
+  startHelpers: () => HelperThread[],
   aggregator: MetricsAggregator,
   onBytes: (bytes: number) => void,
   options: CountOptions = {},
 ): Promise<void> {
   const retireAt = options.retireTableBytes ?? RETIRE_TABLE_BYTES;
+  const helpers: HelperThread[] = [];
   const waiting = new Map<number, BlockResult>();
   let nextToCount = 0;
   let nextToApply = 0;
@@ -104,10 +116,10 @@ export async function countBlocks(
     wake = null;
     resume?.();
   };
-  const inFlight = helpers.map(() => 0);
-  const ready = helpers.map(() => false);
+  const inFlight: number[] = [];
+  const ready: boolean[] = [];
   const closing: Array<Promise<void>> = [];
-  const closed = helpers.map(() => false);
+  const closed: boolean[] = [];
   const closeHelper = (index: number) => {
     if (closed[index]) return;
     closed[index] = true;
@@ -118,6 +130,7 @@ export async function countBlocks(
     for (let result = waiting.get(nextToApply); result !== undefined; result = waiting.get(nextToApply)) {
       waiting.delete(nextToApply);
       aggregator.addBlock(result.records, result.unparseable, result.withoutEventId, result.rows, result.rowCount);
+      scanner.recycle(result.rows);
       const task = tasks[nextToApply]!;
       onBytes(task.end - task.start + (nextToApply === 0 ? task.firstLineStart : 0));
       nextToApply += 1;
@@ -129,7 +142,7 @@ export async function countBlocks(
       const task = tasks[nextToCount]!;
       nextToCount += 1;
       inFlight[index] = inFlight[index]! + 1;
-      helpers[index]!.count(task).then(
+      helpers[index]!.count(task, scanner.takeSpare()).then(
         (result) => {
           inFlight[index] = inFlight[index]! - 1;
           waiting.set(result.index, result);
@@ -145,15 +158,29 @@ export async function countBlocks(
     }
     if ((retired || nextToCount === tasks.length) && inFlight[index] === 0) closeHelper(index);
   };
-  helpers.forEach((helper, index) => {
-    helper.ready.then(
-      () => {
-        ready[index] = true;
-        feed(index);
-      },
-      () => closeHelper(index), // a worker that cannot start is not used
-    );
-  });
+  /**
+   * Starts the helpers once the first block is counted, unless that block's
+   * density of counted events says the id tables will pass the retirement
+   * size anyway: the helpers would then help only early on and leave their
+   * memory behind for the peak, which comes at the end.
+   */
+  const maybeStart = (first: BlockResult, task: BlockTask) => {
+    const projectedIds = (first.rowCount / Math.max(1, task.end - task.start)) * (tasks[tasks.length - 1]!.end - task.start);
+    if (projectedIds * PROJECTED_BYTES_PER_ID > retireAt || tasks.length === 1) return;
+    for (const helper of startHelpers()) {
+      const index = helpers.push(helper) - 1;
+      inFlight.push(0);
+      ready.push(false);
+      closed.push(false);
+      helper.ready.then(
+        () => {
+          ready[index] = true;
+          feed(index);
+        },
+        () => closeHelper(index), // a worker that cannot start is not used
+      );
+    }
+  };
 
   try {
     while (nextToApply < tasks.length) {
@@ -161,7 +188,9 @@ export async function countBlocks(
       if (nextToCount < tasks.length && waiting.size < MAX_WAITING) {
         const task = tasks[nextToCount]!;
         nextToCount += 1;
-        waiting.set(task.index, scanner.scan(task));
+        const result = scanner.scan(task);
+        if (task.index === 0) maybeStart(result, task);
+        waiting.set(task.index, result);
         apply();
         helpers.forEach((_, index) => feed(index));
         // Let the helpers' answers in between the main thread's own blocks.
@@ -190,6 +219,12 @@ export class BlockReadError extends Error {
   constructor(readonly code: string) {
     super(code);
   }
+}
+
+/** A message to a worker: a block to count, with a rows array to reuse. */
+export interface WorkerTask {
+  task: BlockTask;
+  spare?: Float64Array;
 }
 
 /** Messages from a worker: one "ready" when it has started, then one answer per block. */
@@ -237,10 +272,11 @@ class WorkerHelper implements HelperThread {
     this.ready.catch(() => undefined);
   }
 
-  count(task: BlockTask): Promise<BlockResult> {
+  count(task: BlockTask, spare?: Float64Array): Promise<BlockResult> {
     return new Promise<BlockResult>((resolve, reject) => {
       this.pending.push({ resolve, reject });
-      this.worker.postMessage(task);
+      const message: WorkerTask = spare === undefined ? { task } : { task, spare };
+      this.worker.postMessage(message, spare === undefined ? [] : [spare.buffer as ArrayBuffer]);
     });
   }
 

@@ -111,34 +111,20 @@ export async function openFileInput(path: string, name: string): Promise<Metrics
     throw unreadable(name, error);
   }
   async function* read(onRawBytes: (bytes: number) => void): AsyncIterable<Buffer> {
-    // Two buffers, reused: the next chunk is read (on libuv's thread pool) while
-    // this one is counted, so the main thread does not sit idle on every read.
-    // Each chunk is consumed synchronously before its buffer is read into again
-    // (the scanner copies whatever must outlive it), so RSS stays flat instead of
-    // leaving 4 MiB garbage buffers for the collector.
-    const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
-    let turn = 0;
-    const readInto = (buffer: Buffer) => handle.read(buffer, 0, CHUNK_BYTES, null);
-    let pending = readInto(buffers[0]!);
-    try {
-      for (;;) {
-        let bytesRead: number;
-        try {
-          ({ bytesRead } = await pending);
-        } catch (error) {
-          throw unreadable(name, error);
-        }
-        if (bytesRead === 0) return;
-        const buffer = buffers[turn]!;
-        turn = 1 - turn;
-        // Reads without a position continue from the file's current offset, in order.
-        pending = readInto(buffers[turn]!);
-        onRawBytes(bytesRead);
-        yield bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
+    // One buffer for every read: each chunk is consumed synchronously before the
+    // next read (the scanner copies whatever must outlive it), so reusing it keeps
+    // RSS flat instead of leaving 4 MiB garbage buffers for the collector.
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null));
+      } catch (error) {
+        throw unreadable(name, error);
       }
-    } finally {
-      // Stopped early (a failure downstream): let the read in flight finish before the handle closes.
-      await pending.catch(() => undefined);
+      if (bytesRead === 0) return;
+      onRawBytes(bytesRead);
+      yield bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
     }
   }
   return {
