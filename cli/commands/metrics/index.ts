@@ -139,8 +139,9 @@ async function runMetrics(rt: CommandRuntime, _args: string[], options: MetricsO
     totalBytes,
   });
   let summary: MetricsSummary;
+  const blocks = { blocks: 0, helperBlocks: 0 };
   try {
-    summary = await summarise(inputs, window, (bytes) => progress.add(bytes), { parallel: { helpers: workerHelpers } });
+    summary = await summarise(inputs, window, (bytes) => progress.add(bytes), { parallel: { helpers: workerHelpers, stats: blocks } });
   } finally {
     progress.stop();
     await Promise.allSettled(inputs.map((input) => input.close()));
@@ -154,6 +155,9 @@ async function runMetrics(rt: CommandRuntime, _args: string[], options: MetricsO
       max_rss_bytes: process.resourceUsage().maxRSS * 1024,
       heap_total_bytes: memory.heapTotal,
       array_buffers_bytes: memory.arrayBuffers,
+      // The parallel path: blocks counted, and how many by the worker thread.
+      blocks: blocks.blocks,
+      worker_blocks: blocks.helperBlocks,
     };
     rt.ctx.stderr.write(`magnt-bench-stats ${JSON.stringify(stats)}\n`);
   }

@@ -88,6 +88,8 @@ export async function planBlocks(file: ParallelFile, options: { minBytes?: numbe
 export interface CountOptions {
   /** Id-table size at which helpers are stopped (tests lower it). */
   retireTableBytes?: number;
+  /** Blocks counted, and how many of them by helpers (the bench and the e2e suite read it). */
+  stats?: { blocks: number; helperBlocks: number };
 }
 
 /**
@@ -145,6 +147,7 @@ export async function countBlocks(
       helpers[index]!.count(task, scanner.takeSpare()).then(
         (result) => {
           inFlight[index] = inFlight[index]! - 1;
+          if (options.stats !== undefined) options.stats.helperBlocks += 1;
           waiting.set(result.index, result);
           apply();
           feed(index);
@@ -182,6 +185,7 @@ export async function countBlocks(
     }
   };
 
+  if (options.stats !== undefined) options.stats.blocks += tasks.length;
   try {
     while (nextToApply < tasks.length) {
       if (failure !== null) throw failure.error;
