@@ -30,7 +30,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { MetricsAggregator, type MetricsSummary, type TimeWindow } from "../../cli/commands/metrics/aggregate";
 import { BlockScanner, type BlockResult, type BlockTask } from "../../cli/commands/metrics/blocks";
 import { summarise } from "../../cli/commands/metrics/index";
-import { BlockReadError, countBlocks, planBlocks, type HelperThread } from "../../cli/commands/metrics/parallel";
+import { BlockReadError, chooseThreads, countBlocks, planBlocks, type HelperThread } from "../../cli/commands/metrics/parallel";
 import { openFileInput, stdinInput } from "../../cli/commands/metrics/sources";
 import { EnvironmentError } from "../../cli/lib/errors";
 
@@ -273,6 +273,16 @@ describe("the parallel path equals the serial path (08 §5.2)", () => {
     } finally {
       await input.close();
     }
+  });
+
+  it("uses a second thread only when a CPU is free, unless MAGNT_METRICS_THREADS says", () => {
+    expect(chooseThreads({}, 2, 0.3)).toBe(2);
+    expect(chooseThreads({}, 2, 1.5)).toBe(1);
+    expect(chooseThreads({}, 1, 0)).toBe(1);
+    expect(chooseThreads({}, 8, 6.9)).toBe(2);
+    expect(chooseThreads({ MAGNT_METRICS_THREADS: "2" }, 2, 9)).toBe(2);
+    expect(chooseThreads({ MAGNT_METRICS_THREADS: "1" }, 8, 0)).toBe(1);
+    expect(chooseThreads({ MAGNT_METRICS_THREADS: "4" }, 2, 0)).toBe(2);
   });
 
   it("takes the parallel path only for a file whose first line is one whole record, and not for gzip", async () => {

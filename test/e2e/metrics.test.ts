@@ -126,7 +126,8 @@ describe("magnt metrics (built CLI)", () => {
     const text = Buffer.from(`${parts.join("\n")}\n`);
     const path = join(tempDir("metrics-large"), "large.ndjson");
     writeFileSync(path, text);
-    const run = await magnt(["metrics", path, "--json"], { env: { MAGNT_BENCH_STATS: "1" } });
+    // Two threads whatever the machine's load (chooseThreads would pick one on a busy machine).
+    const run = await magnt(["metrics", path, "--json"], { env: { MAGNT_BENCH_STATS: "1", MAGNT_METRICS_THREADS: "2" } });
     expect(run.code, run.stderr).toBe(0);
     const stats = JSON.parse(run.stderr.trim().replace(/^magnt-bench-stats /, "")) as { blocks: number; worker_blocks: number };
     expect(stats.blocks).toBeGreaterThan(1);

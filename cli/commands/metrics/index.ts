@@ -15,7 +15,7 @@ import type { CliContext } from "../../lib/context";
 import { UsageError } from "../../lib/errors";
 import { MetricsAggregator, RecordCounter, type AggregatorOptions, type MetricsSummary, type TimeWindow } from "./aggregate";
 import { BlockScanner } from "./blocks";
-import { BlockReadError, countBlocks, planBlocks, workerHelpers, type CountOptions, type HelperThread } from "./parallel";
+import { BlockReadError, chooseThreads, countBlocks, planBlocks, workerHelpers, type CountOptions, type HelperThread } from "./parallel";
 import { Progress } from "./progress";
 import { renderReport } from "./report";
 import { InputSplitter } from "./scanner";
@@ -141,7 +141,8 @@ async function runMetrics(rt: CommandRuntime, _args: string[], options: MetricsO
   let summary: MetricsSummary;
   const blocks = { blocks: 0, helperBlocks: 0 };
   try {
-    summary = await summarise(inputs, window, (bytes) => progress.add(bytes), { parallel: { helpers: workerHelpers, stats: blocks } });
+    const threads = chooseThreads(rt.ctx.env);
+    summary = await summarise(inputs, window, (bytes) => progress.add(bytes), { parallel: { helpers: () => workerHelpers(threads), stats: blocks } });
   } finally {
     progress.stop();
     await Promise.allSettled(inputs.map((input) => input.close()));
