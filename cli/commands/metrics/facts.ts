@@ -157,26 +157,8 @@ export function encodeEvent(event: EventFields, rows: Float64Array, at: number):
   const observed = event[F_OBSERVED_TASK_SAVED];
   if (observed === true) flags |= FLAG_OBSERVED_SAVED;
   else if (observed === false) flags |= FLAG_OBSERVED_NOT_SAVED;
-  const receipt = event[F_SEARCH_RECEIPT];
-  if (typeof receipt === "string") {
-    flags |= FLAG_HAS_RECEIPT;
-    const fingerprint = fnv1a64(receipt);
-    rows[at + X_RECEIPT_HI] = fingerprint.hi;
-    rows[at + X_RECEIPT_LO] = fingerprint.lo;
-  } else {
-    rows[at + X_RECEIPT_HI] = 0;
-    rows[at + X_RECEIPT_LO] = 0;
-  }
-  const signal = event[F_SIGNAL_ID];
-  if (typeof signal === "string") {
-    flags |= FLAG_HAS_SIGNAL;
-    const fingerprint = fnv1a64(signal);
-    rows[at + X_SIGNAL_HI] = fingerprint.hi;
-    rows[at + X_SIGNAL_LO] = fingerprint.lo;
-  } else {
-    rows[at + X_SIGNAL_HI] = 0;
-    rows[at + X_SIGNAL_LO] = 0;
-  }
+  if (fingerprintInto(event[F_SEARCH_RECEIPT], rows, at + X_RECEIPT_HI)) flags |= FLAG_HAS_RECEIPT;
+  if (fingerprintInto(event[F_SIGNAL_ID], rows, at + X_SIGNAL_HI)) flags |= FLAG_HAS_SIGNAL;
   rows[at + X_FLAGS] = flags;
   rows[at + X_MCP_METHOD] = MCP_METHODS.code(event[F_MCP_METHOD]);
   rows[at + X_TOOL] = TOOL_NAMES.code(event[F_TOOL_NAME]);
@@ -184,6 +166,19 @@ export function encodeEvent(event: EventFields, rows: Float64Array, at: number):
   rows[at + X_A2A_METHOD] = A2A_METHODS.code(event[F_A2A_METHOD]);
   rows[at + X_OUTCOME] = A2A_OUTCOMES.code(event[F_OUTCOME]);
   rows[at + X_A2A_VERSION] = A2A_VERSIONS.code(event[F_A2A_PROTOCOL_VERSION]);
+  return true;
+}
+
+/** Writes the fingerprint of a string id at `rows[at]`, `rows[at + 1]` (zeros otherwise); whether it was a string. */
+function fingerprintInto(value: FieldValue, rows: Float64Array, at: number): boolean {
+  if (typeof value !== "string") {
+    rows[at] = 0;
+    rows[at + 1] = 0;
+    return false;
+  }
+  const fingerprint = fnv1a64(value);
+  rows[at] = fingerprint.hi;
+  rows[at + 1] = fingerprint.lo;
   return true;
 }
 
