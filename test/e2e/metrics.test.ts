@@ -3,14 +3,20 @@
  * metrics …` on the fixture files in every input shape and the split pair,
  * stdin (`-`) plain and gzip through a real pipe, `--json`, exit 2 for an
  * unparseable date and 3 for an unreadable file (each ending stdout with one
- * JSON error object), and the canary check on both output modes. No door is
+ * JSON error object), the canary check on both output modes, and a file large
+ * enough for the parallel path, whose worker thread (dist/cli/metrics-worker.mjs)
+ * must count blocks and give exactly the serial path's summary. No door is
  * started: this file runs in seconds.
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
+import { summarise } from "../../cli/commands/metrics/index";
+import { PARALLEL_MIN_BYTES } from "../../cli/commands/metrics/parallel";
+import { stdinInput } from "../../cli/commands/metrics/sources";
 import { apiRecord, expectedMonolithSummary, monolithEvents, type Event } from "../fixtures/metrics/scenario";
 import { jsonLines, magnt, MAGNT_BIN, OFFLINE_ENV, REPO_ROOT, removeTempDirs, tempDir, type CliRun } from "./helpers";
 
@@ -101,6 +107,35 @@ describe("magnt metrics (built CLI)", () => {
       expect(lines.at(-1)).toMatchObject({ error: { code: "environment" } });
     }
   });
+
+  it("counts a large NDJSON file on the main thread and the worker thread exactly as the serial path", async () => {
+    // The scenario under fresh ids per repetition, every third repetition re-using the previous ids
+    // (duplicates across blocks, first occurrence wins), with `http` events in between, past PARALLEL_MIN_BYTES.
+    const events = monolithEvents();
+    const padding = JSON.stringify(apiRecord({ event_id: "http-0", time: "2026-05-01T10:00:00.000Z", event_type: "http", path: "/", userAgent: "x".repeat(400) }, 0));
+    const parts: string[] = [];
+    let bytes = 0;
+    for (let round = 0; bytes < PARALLEL_MIN_BYTES + 4 * 1024 * 1024; round += 1) {
+      const idRound = round % 3 === 2 ? round - 1 : round;
+      for (const [index, event] of events.entries()) {
+        const line = JSON.stringify(apiRecord({ ...event, event_id: `${String(event.event_id)}-${idRound}`, controlled_test: round % 3 === 2 ? true : event.controlled_test }, index));
+        parts.push(line, padding);
+        bytes += line.length + padding.length + 2;
+      }
+    }
+    const text = Buffer.from(`${parts.join("\n")}\n`);
+    const path = join(tempDir("metrics-large"), "large.ndjson");
+    writeFileSync(path, text);
+    // Two threads whatever the machine's load (chooseThreads would pick one on a busy machine).
+    const run = await magnt(["metrics", path, "--json"], { env: { MAGNT_BENCH_STATS: "1", MAGNT_METRICS_THREADS: "2" } });
+    expect(run.code, run.stderr).toBe(0);
+    const stats = JSON.parse(run.stderr.trim().replace(/^magnt-bench-stats /, "")) as { blocks: number; worker_blocks: number };
+    expect(stats.blocks).toBeGreaterThan(1);
+    expect(stats.worker_blocks, "the worker thread counted blocks").toBeGreaterThan(0);
+    const serial = await summarise([stdinInput(Readable.from([text]))], { since: null, until: null });
+    expect(serial.inputs.duplicates_removed).toBeGreaterThan(0);
+    expect(jsonLines(run.stdout)).toEqual([JSON.parse(JSON.stringify(serial))]);
+  }, 120_000);
 
   it("never prints a canary from any string field, in either output mode", async () => {
     const CANARY = "CANARYe2e9b1";

@@ -1,7 +1,11 @@
 /**
- * The counting rules of `magnt metrics` (08 §5.3) over the records the scanner
- * cuts out, in one pass, and the receipt correlation resolved after the whole
- * input (03 §9).
+ * The counting rules of `magnt metrics` (08 §5.3), in two parts: a
+ * `RecordCounter` (the scanner's sink) takes each record through the
+ * pre-filter and the reading into a row of facts (`facts.ts`), and the
+ * `MetricsAggregator` applies the rows in input order — the rules, then the
+ * receipt correlation resolved after the whole input (03 §9). A record is read
+ * on the main thread or in a worker (`parallel.ts`); either way it is counted
+ * by the same two classes.
  *
  * Privacy: this is the only place that looks inside events, and it reads only
  * the fields it counts. Every output key is either a fixed counter name or a
@@ -18,33 +22,61 @@
  *   once, as `excluded_controlled_test`.
  */
 import {
-  A2A_PROTOCOL_VERSION_VALUES,
-  A2A_METHOD_VALUES,
   CONTACT_NOT_SAVED_CODE,
   CONTACT_STATUS,
   CONTRIBUTE_STATUS,
   COUNTED_EVENT_TYPES,
-  MCP_METHOD_ALLOWLIST,
-  OUTCOMES,
   SEARCH_STATUS,
   TOOL_CONTRIBUTE,
   TOOL_PROPOSE_CONTACT,
   TOOL_RESULT_INVALID_ARGUMENTS,
-  TOOL_NAME_VALUES,
   TOOL_SEARCH,
-  UNKNOWN_VALUE,
 } from "../../../worker/contracts";
-import { FingerprintTable, fnv1a64, RecordList } from "./fingerprint";
+import { READ_EVENT, READ_NO_EVENT, READ_UNSURE, RecordReader } from "./extract";
+import {
+  A2A_METHODS,
+  A2A_OUTCOMES,
+  A2A_VERSIONS,
+  ClosedList,
+  encodeEvent,
+  EVENT_TYPES,
+  FACT_WIDTH,
+  FactRows,
+  FLAG_CONTROLLED_TEST,
+  FLAG_DUPLICATE,
+  FLAG_HAS_RECEIPT,
+  FLAG_HAS_SIGNAL,
+  FLAG_OBSERVED_NOT_SAVED,
+  FLAG_OBSERVED_SAVED,
+  FLAG_RATE_LIMITED,
+  FLAG_SELF_REPORTED_TEST,
+  FLAG_VALID,
+  MCP_METHODS,
+  TOOL_NAMES,
+  TOOL_RESULTS,
+  X_A2A_METHOD,
+  X_A2A_VERSION,
+  X_FLAGS,
+  X_ID_HI,
+  X_ID_LO,
+  X_MCP_METHOD,
+  X_OUTCOME,
+  X_RECEIPT_HI,
+  X_RECEIPT_LO,
+  X_RESULT,
+  X_SIGNAL_HI,
+  X_SIGNAL_LO,
+  X_TIME,
+  X_TOOL,
+  X_TYPE,
+} from "./facts";
+import { newFields, projectParsed } from "./fields";
+import { FingerprintTable, RecordList } from "./fingerprint";
 import type { RecordSink } from "./scanner";
-import { formatInstant, parseEventTime } from "./time";
+import { formatInstant } from "./time";
 
-/** The key for a field that is null or absent (08 §5.3). */
-export const NONE_KEY = "(none)";
-/** The key for a value outside its closed list (01 §9.2). */
-export const UNKNOWN_KEY = UNKNOWN_VALUE;
-/** The closed lists the report may name (worker/contracts/events.ts; the counter adds `unknown` itself). */
-const TOOL_NAMES: readonly string[] = TOOL_NAME_VALUES.filter((name) => name !== UNKNOWN_VALUE);
-const A2A_METHODS: readonly string[] = A2A_METHOD_VALUES.filter((name) => name !== UNKNOWN_VALUE);
+export { NONE_KEY, UNKNOWN_KEY } from "./facts";
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 type CountedEventType = (typeof COUNTED_EVENT_TYPES)[number];
@@ -114,34 +146,56 @@ export interface TimeWindow {
   until: number | null;
 }
 
-/** A closed-list counter: known keys in list order, then `unknown`, then `(none)`. */
+/** A closed-list counter over codes: the report lists known keys in list order, then `unknown`, then `(none)`. */
 class ClosedCounter {
-  private readonly counts = new Map<string, number>();
-  private readonly known: ReadonlySet<string>;
+  private readonly counts: Float64Array;
 
-  constructor(private readonly order: readonly string[]) {
-    this.known = new Set(order);
+  constructor(private readonly list: ClosedList) {
+    this.counts = new Float64Array(list.size);
   }
 
-  /** Counts `value` under its own name when listed, `(none)` when null or absent, `unknown` otherwise. */
-  count(value: unknown): void {
-    const key = value === null || value === undefined ? NONE_KEY : typeof value === "string" && this.known.has(value) ? value : UNKNOWN_KEY;
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  count(code: number): void {
+    this.counts[code] = this.counts[code]! + 1;
   }
 
   toObject(): Record<string, number> {
     const result: Record<string, number> = {};
-    for (const key of [...this.order, UNKNOWN_KEY, NONE_KEY]) {
-      const value = this.counts.get(key);
-      if (value !== undefined) result[key] = value;
+    for (let code = 0; code < this.list.size; code += 1) {
+      const value = this.counts[code]!;
+      if (value !== 0) result[this.list.key(code)] = value;
     }
     return result;
   }
 }
 
+/** Rows the serial path collects before applying them (the initial size of a rows array). */
+const DRAIN_ROWS = 1024;
+
 const MCP_BYTES = Buffer.from("mcp_");
 const A2A_BYTES = Buffer.from("a2a_");
 const NOT_FOUND = Number.MAX_SAFE_INTEGER;
+
+/** Codes the rules compare with. */
+const TYPE_MCP_REQUEST = EVENT_TYPES.code("mcp_request");
+const TYPE_A2A_REQUEST = EVENT_TYPES.code("a2a_request");
+const METHOD_TOOLS_LIST = MCP_METHODS.code("tools/list");
+const METHOD_TOOLS_CALL = MCP_METHODS.code("tools/call");
+const TOOL_CODE_PROPOSE_CONTACT = TOOL_NAMES.code(TOOL_PROPOSE_CONTACT);
+const TOOL_CODE_SEARCH = TOOL_NAMES.code(TOOL_SEARCH);
+const TOOL_CODE_CONTRIBUTE = TOOL_NAMES.code(TOOL_CONTRIBUTE);
+const R_CONTACT_ACCEPTED = TOOL_RESULTS.code(CONTACT_STATUS.accepted);
+const R_CONFLICT = TOOL_RESULTS.code(CONTACT_STATUS.conflict);
+const R_STORAGE_UNAVAILABLE = TOOL_RESULTS.code(CONTACT_NOT_SAVED_CODE);
+const R_DIALOGUE_MISCONFIGURED = TOOL_RESULTS.code("dialogue_misconfigured");
+const R_DIALOGUE_NOT_FOUND = TOOL_RESULTS.code("dialogue_not_found");
+const R_INVALID_ARGUMENTS = TOOL_RESULTS.code(TOOL_RESULT_INVALID_ARGUMENTS);
+const R_MATCHES = TOOL_RESULTS.code(SEARCH_STATUS.matches);
+const R_NO_MATCH = TOOL_RESULTS.code(SEARCH_STATUS.noMatch);
+const R_STORAGE_ERROR = TOOL_RESULTS.code(SEARCH_STATUS.storageError);
+const R_ACCEPTED = TOOL_RESULTS.code(CONTRIBUTE_STATUS.accepted);
+const R_DUPLICATE = TOOL_RESULTS.code(CONTRIBUTE_STATUS.duplicate);
+const R_CONTRIBUTE_CONFLICT = TOOL_RESULTS.code(CONTRIBUTE_STATUS.conflict);
+const R_CONTRIBUTE_STORAGE_ERROR = TOOL_RESULTS.code(CONTRIBUTE_STATUS.storageError);
 
 /** Contribution record fields in the `RecordList`. */
 const C_RECEIPT_HI = 0;
@@ -151,10 +205,129 @@ const C_SIGNAL_LO = 3;
 const C_HAS_SIGNAL = 4;
 const C_TIME = 5;
 
-type EventRecord = Record<string, unknown>;
+export interface AggregatorOptions {
+  /** Parse every record with `JSON.parse`, never the byte-level reader (tests prove the two equal). */
+  fullParse?: boolean;
+}
 
-/** Counts records into the 08 §5.3 summary; receives records from the scanner. */
-export class MetricsAggregator implements RecordSink {
+/**
+ * The scanner's sink: counts records, applies the 08 §5.2 pre-filter, reads
+ * each remaining record (the byte-level reader, `JSON.parse` where it is
+ * unsure) and keeps a row of facts for each counted-type event, in order.
+ * `takeInto` hands the counts and rows to the aggregator and starts afresh.
+ */
+export class RecordCounter implements RecordSink {
+  records = 0;
+  unparseable = 0;
+  withoutEventId = 0;
+  readonly facts = new FactRows();
+  /** The byte-level reader, or null to parse every record in full (tests compare the two). */
+  private readonly reader: RecordReader | null;
+  private readonly fields = newFields();
+  /** Pre-filter positions in the current chunk: the next `mcp_` / `a2a_` at or after the last record start. */
+  private nextMcp = -1;
+  private nextA2a = -1;
+
+  /**
+   * `drain`: where the serial path applies the rows as soon as a batch is full,
+   * so the rows array never outgrows one batch (a block keeps its rows instead).
+   */
+  constructor(
+    options: AggregatorOptions = {},
+    private readonly drain: MetricsAggregator | null = null,
+  ) {
+    this.reader = options.fullParse === true ? null : new RecordReader();
+  }
+
+  newChunk(): void {
+    this.nextMcp = -1;
+    this.nextA2a = -1;
+  }
+
+  record(chunk: Buffer, start: number, end: number): void {
+    this.records += 1;
+    // 08 §5.2 pre-filter: every counted event_type contains `mcp_` or `a2a_`.
+    // The next occurrence of each is found once and reused for the records before it.
+    if (this.nextMcp < start) this.nextMcp = positionOf(chunk, MCP_BYTES, start);
+    if (this.nextMcp + 4 > end) {
+      if (this.nextA2a < start) this.nextA2a = positionOf(chunk, A2A_BYTES, start);
+      if (this.nextA2a + 4 > end) return;
+    }
+    this.read(chunk, start, end);
+  }
+
+  isolatedRecord(bytes: Buffer): void {
+    this.records += 1;
+    if (bytes.indexOf(MCP_BYTES) === -1 && bytes.indexOf(A2A_BYTES) === -1) return;
+    this.read(bytes, 0, bytes.length);
+  }
+
+  oversized(): void {
+    this.records += 1;
+    this.unparseable += 1;
+  }
+
+  /** Starts a block afresh: counts zero, rows written into `rows`. */
+  startBlock(rows: Float64Array): void {
+    this.records = 0;
+    this.unparseable = 0;
+    this.withoutEventId = 0;
+    this.facts.reset(rows);
+  }
+
+  /** Applies what was counted so far to `aggregator` (in order) and starts afresh. */
+  takeInto(aggregator: MetricsAggregator): void {
+    aggregator.addBlock(this.records, this.unparseable, this.withoutEventId, this.facts.rows, this.facts.count);
+    this.records = 0;
+    this.unparseable = 0;
+    this.withoutEventId = 0;
+    this.facts.reset();
+  }
+
+  /**
+   * Reads one record that passed the pre-filter. The byte-level reader
+   * (`extract.ts`) answers for nearly every record; whatever it is not certain
+   * of goes through `JSON.parse`, whose reading the reader is built (and
+   * tested) to equal.
+   */
+  private read(bytes: Buffer, start: number, end: number): void {
+    const fields = this.fields;
+    const result = this.reader === null ? READ_UNSURE : this.reader.read(bytes, start, end, fields);
+    if (result === READ_EVENT) this.keep();
+    else if (result === READ_NO_EVENT) this.withoutEventId += 1;
+    else this.parsed(bytes.toString("latin1", start, end));
+  }
+
+  /**
+   * The full parse. Why latin1: it maps each byte to one char, so it is cheaper
+   * than UTF-8 decoding and never fails. Every value counted here (types,
+   * methods, tool names, results, times) is ASCII and decodes identically, and
+   * ids only need equal bytes to give equal fingerprints, which latin1 preserves.
+   */
+  private parsed(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.unparseable += 1;
+      return;
+    }
+    if (projectParsed(value, this.fields)) this.keep();
+    else this.withoutEventId += 1;
+  }
+
+  /** Keeps the row of the projected event when it is of a counted type (rule 4 gates the others). */
+  private keep(): void {
+    const facts = this.facts;
+    const at = facts.next(); // may grow `facts.rows`: read it after
+    if (!encodeEvent(this.fields, facts.rows, at)) return;
+    facts.commit();
+    if (this.drain !== null && facts.count === DRAIN_ROWS) this.takeInto(this.drain);
+  }
+}
+
+/** Applies rows of facts in input order; the summary of 08 §5.3. */
+export class MetricsAggregator {
   files = 0;
   private records = 0;
   private unparseable = 0;
@@ -166,8 +339,8 @@ export class MetricsAggregator implements RecordSink {
   private counted = 0;
   private firstEvent = Number.POSITIVE_INFINITY;
   private lastEvent = Number.NEGATIVE_INFINITY;
-  private readonly byType: Record<CountedEventType, number> = { mcp_request: 0, mcp_card: 0, a2a_request: 0, a2a_card: 0 };
-  private readonly mcpMethods = new ClosedCounter(MCP_METHOD_ALLOWLIST);
+  private readonly byType = new Float64Array(COUNTED_EVENT_TYPES.length);
+  private readonly mcpMethods = new ClosedCounter(MCP_METHODS);
   private toolsList = 0;
   private readonly toolCalls = new ClosedCounter(TOOL_NAMES);
   private readonly contacts = { saved_new: 0, duplicates: 0, conflicts: 0, not_saved: 0, rate_limited: 0, dialogue_refused: 0, invalid_arguments: 0 };
@@ -192,8 +365,8 @@ export class MetricsAggregator implements RecordSink {
     invalid_arguments: 0,
   };
   private readonly a2aMethods = new ClosedCounter(A2A_METHODS);
-  private readonly a2aOutcomes = new ClosedCounter(OUTCOMES);
-  private readonly a2aVersions = new ClosedCounter(A2A_PROTOCOL_VERSION_VALUES);
+  private readonly a2aOutcomes = new ClosedCounter(A2A_OUTCOMES);
+  private readonly a2aVersions = new ClosedCounter(A2A_VERSIONS);
 
   /** Fingerprints of every counted-type event id seen (rule 1). */
   private readonly eventIds = new FingerprintTable();
@@ -204,10 +377,6 @@ export class MetricsAggregator implements RecordSink {
   /** Accepted contributions that carry a receipt: receipt, signal, time. */
   private readonly contributions = new RecordList(6);
 
-  /** Pre-filter positions in the current chunk: the next `mcp_` / `a2a_` at or after the last record start. */
-  private nextMcp = -1;
-  private nextA2a = -1;
-
   constructor(private readonly window: TimeWindow) {}
 
   /** Bytes held by the id tables (bench and tests). */
@@ -215,153 +384,108 @@ export class MetricsAggregator implements RecordSink {
     return this.eventIds.byteLength + this.acceptedSignals.byteLength + this.receipts.byteLength;
   }
 
-  newChunk(): void {
-    this.nextMcp = -1;
-    this.nextA2a = -1;
+  /** Adds a stretch of input: its record counts and its counted-type events' rows, in order. */
+  addBlock(records: number, unparseable: number, withoutEventId: number, rows: Float64Array, count: number): void {
+    this.records += records;
+    this.unparseable += unparseable;
+    this.withoutEventId += withoutEventId;
+    for (let index = 0; index < count; index += 1) this.apply(rows, index * FACT_WIDTH);
   }
 
-  record(chunk: Buffer, start: number, end: number): void {
-    this.records += 1;
-    // 08 §5.2 pre-filter: every counted event_type contains `mcp_` or `a2a_`.
-    // The next occurrence of each is found once and reused for the records before it.
-    if (this.nextMcp < start) this.nextMcp = positionOf(chunk, MCP_BYTES, start);
-    if (this.nextMcp + 4 > end) {
-      if (this.nextA2a < start) this.nextA2a = positionOf(chunk, A2A_BYTES, start);
-      if (this.nextA2a + 4 > end) return;
-    }
-    this.parsed(chunk.toString("latin1", start, end));
-  }
-
-  isolatedRecord(bytes: Buffer): void {
-    this.records += 1;
-    if (bytes.indexOf(MCP_BYTES) === -1 && bytes.indexOf(A2A_BYTES) === -1) return;
-    this.parsed(bytes.toString("latin1"));
-  }
-
-  oversized(): void {
-    this.records += 1;
-    this.unparseable += 1;
-  }
-
-  /**
-   * Why latin1: it maps each byte to one char, so it is cheaper than UTF-8
-   * decoding and never fails. Every value counted here (types, methods, tool
-   * names, results, times) is ASCII and decodes identically, and ids only need
-   * equal bytes to give equal fingerprints, which latin1 preserves.
-   */
-  private parsed(text: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      this.unparseable += 1;
-      return;
-    }
-    const event = eventOf(value);
-    if (event === null) {
-      this.withoutEventId += 1;
-      return;
-    }
-    const type = event.event_type;
-    if (type !== "mcp_request" && type !== "mcp_card" && type !== "a2a_request" && type !== "a2a_card") return;
-    const id = fnv1a64(event.event_id as string);
-    if (!this.eventIds.add(id.hi, id.lo)) {
+  /** Rules 1–3 and the counters, for one counted-type event. */
+  private apply(rows: Float64Array, at: number): void {
+    if (!this.eventIds.add(rows[at + X_ID_HI]!, rows[at + X_ID_LO]!)) {
       this.duplicates += 1;
       return;
     }
-    const time = parseEventTime(event.time);
+    const time = rows[at + X_TIME]!;
     const { since, until } = this.window;
     if ((since !== null || until !== null) && !(Number.isFinite(time) && (since === null || time >= since) && (until === null || time < until))) {
       this.outsideWindow += 1;
       return;
     }
-    if (event.controlled_test === true) {
+    const flags = rows[at + X_FLAGS]!;
+    if ((flags & FLAG_CONTROLLED_TEST) !== 0) {
       this.controlledTests += 1;
       return;
     }
-    if (event.self_reported_test === true) {
+    if ((flags & FLAG_SELF_REPORTED_TEST) !== 0) {
       this.selfReportedTests += 1;
       return;
     }
+    const type = rows[at + X_TYPE]!;
     this.counted += 1;
-    this.byType[type] += 1;
+    this.byType[type] = this.byType[type]! + 1;
     if (time < this.firstEvent) this.firstEvent = time;
     if (time > this.lastEvent) this.lastEvent = time;
-    if (type === "mcp_request") this.countMcp(event, time);
-    else if (type === "a2a_request") {
-      this.a2aMethods.count(event.a2a_method);
-      this.a2aOutcomes.count(event.outcome);
-      this.a2aVersions.count(event.a2a_protocol_version);
+    if (type === TYPE_MCP_REQUEST) this.countMcp(rows, at, flags, time);
+    else if (type === TYPE_A2A_REQUEST) {
+      this.a2aMethods.count(rows[at + X_A2A_METHOD]!);
+      this.a2aOutcomes.count(rows[at + X_OUTCOME]!);
+      this.a2aVersions.count(rows[at + X_A2A_VERSION]!);
     }
   }
 
-  private countMcp(event: EventRecord, time: number): void {
-    const method = event.mcp_method;
+  private countMcp(rows: Float64Array, at: number, flags: number, time: number): void {
+    const method = rows[at + X_MCP_METHOD]!;
     this.mcpMethods.count(method);
-    if (method === "tools/list") this.toolsList += 1;
-    if (method !== "tools/call") return;
-    const tool = event.tool_name;
+    if (method === METHOD_TOOLS_LIST) this.toolsList += 1;
+    if (method !== METHOD_TOOLS_CALL) return;
+    const tool = rows[at + X_TOOL]!;
     this.toolCalls.count(tool);
-    const result = event.tool_result;
-    const rateLimited = event.rate_limited === true;
-    if (tool === TOOL_PROPOSE_CONTACT) {
+    const result = rows[at + X_RESULT]!;
+    const rateLimited = (flags & FLAG_RATE_LIMITED) !== 0;
+    if (tool === TOOL_CODE_PROPOSE_CONTACT) {
       const contacts = this.contacts;
-      if (result === CONTACT_STATUS.accepted) {
-        if (event.duplicate === true) contacts.duplicates += 1;
+      if (result === R_CONTACT_ACCEPTED) {
+        if ((flags & FLAG_DUPLICATE) !== 0) contacts.duplicates += 1;
         else contacts.saved_new += 1;
-      } else if (result === CONTACT_STATUS.conflict) contacts.conflicts += 1;
-      else if (result === CONTACT_NOT_SAVED_CODE || result === "dialogue_misconfigured") contacts.not_saved += 1;
-      else if (result === "dialogue_not_found") contacts.dialogue_refused += 1;
-      else if (result === TOOL_RESULT_INVALID_ARGUMENTS) contacts.invalid_arguments += 1;
+      } else if (result === R_CONFLICT) contacts.conflicts += 1;
+      else if (result === R_STORAGE_UNAVAILABLE || result === R_DIALOGUE_MISCONFIGURED) contacts.not_saved += 1;
+      else if (result === R_DIALOGUE_NOT_FOUND) contacts.dialogue_refused += 1;
+      else if (result === R_INVALID_ARGUMENTS) contacts.invalid_arguments += 1;
       if (rateLimited) contacts.rate_limited += 1;
-    } else if (tool === TOOL_SEARCH) {
+    } else if (tool === TOOL_CODE_SEARCH) {
       const search = this.search;
-      if (event.validation_status === "valid") search.valid_calls += 1;
-      if (result === SEARCH_STATUS.matches) search.matches_found += 1;
-      else if (result === SEARCH_STATUS.noMatch) {
+      if ((flags & FLAG_VALID) !== 0) search.valid_calls += 1;
+      if (result === R_MATCHES) search.matches_found += 1;
+      else if (result === R_NO_MATCH) {
         search.no_relevant_experience += 1;
-        if (typeof event.search_receipt === "string") this.seeReceipt(event.search_receipt, time);
-      } else if (result === SEARCH_STATUS.storageError) search.storage_errors += 1;
-      else if (result === TOOL_RESULT_INVALID_ARGUMENTS) search.invalid_arguments += 1;
-      if (event.observed_task_saved === true) search.observed_tasks_saved += 1;
-      else if (event.observed_task_saved === false) search.observed_tasks_not_saved += 1;
+        if ((flags & FLAG_HAS_RECEIPT) !== 0) this.seeReceipt(rows[at + X_RECEIPT_HI]!, rows[at + X_RECEIPT_LO]!, time);
+      } else if (result === R_STORAGE_ERROR) search.storage_errors += 1;
+      else if (result === R_INVALID_ARGUMENTS) search.invalid_arguments += 1;
+      if ((flags & FLAG_OBSERVED_SAVED) !== 0) search.observed_tasks_saved += 1;
+      else if ((flags & FLAG_OBSERVED_NOT_SAVED) !== 0) search.observed_tasks_not_saved += 1;
       if (rateLimited) search.rate_limited += 1;
-    } else if (tool === TOOL_CONTRIBUTE) {
+    } else if (tool === TOOL_CODE_CONTRIBUTE) {
       const contribute = this.contribute;
       contribute.calls += 1;
-      if (event.validation_status === "valid") contribute.valid_calls += 1;
-      if (result === CONTRIBUTE_STATUS.accepted) {
+      if ((flags & FLAG_VALID) !== 0) contribute.valid_calls += 1;
+      if (result === R_ACCEPTED) {
         contribute.accepted_events += 1;
-        this.acceptContribution(event, time);
-      } else if (result === CONTRIBUTE_STATUS.duplicate) contribute.duplicates += 1;
-      else if (result === CONTRIBUTE_STATUS.conflict) contribute.conflicts += 1;
-      else if (result === CONTRIBUTE_STATUS.storageError) contribute.storage_errors += 1;
-      else if (result === TOOL_RESULT_INVALID_ARGUMENTS) contribute.invalid_arguments += 1;
+        this.acceptContribution(rows, at, flags, time);
+      } else if (result === R_DUPLICATE) contribute.duplicates += 1;
+      else if (result === R_CONTRIBUTE_CONFLICT) contribute.conflicts += 1;
+      else if (result === R_CONTRIBUTE_STORAGE_ERROR) contribute.storage_errors += 1;
+      else if (result === R_INVALID_ARGUMENTS) contribute.invalid_arguments += 1;
       if (rateLimited) contribute.rate_limited += 1;
     }
   }
 
   /** Remembers a no-match receipt with the earliest time it was seen. */
-  private seeReceipt(receipt: string, time: number): void {
-    const fingerprint = fnv1a64(receipt);
-    if (this.receipts.add(fingerprint.hi, fingerprint.lo, time)) return;
+  private seeReceipt(hi: number, lo: number, time: number): void {
+    if (this.receipts.add(hi, lo, time)) return;
     const seen = this.receipts.lastValue();
     if (Number.isNaN(seen) || time < seen) this.receipts.setLastValue(time);
   }
 
-  private acceptContribution(event: EventRecord, time: number): void {
-    let signalHi = 0;
-    let signalLo = 0;
-    const hasSignal = typeof event.signal_id === "string";
-    if (hasSignal) {
-      const signal = fnv1a64(event.signal_id as string);
-      signalHi = signal.hi;
-      signalLo = signal.lo;
-      this.acceptedSignals.add(signalHi, signalLo);
-    }
-    if (typeof event.search_receipt !== "string") return;
-    const receipt = fnv1a64(event.search_receipt);
-    this.contributions.push(receipt.hi, receipt.lo, signalHi, signalLo, hasSignal ? 1 : 0, time);
+  private acceptContribution(rows: Float64Array, at: number, flags: number, time: number): void {
+    const hasSignal = (flags & FLAG_HAS_SIGNAL) !== 0;
+    const signalHi = hasSignal ? rows[at + X_SIGNAL_HI]! : 0;
+    const signalLo = hasSignal ? rows[at + X_SIGNAL_LO]! : 0;
+    if (hasSignal) this.acceptedSignals.add(signalHi, signalLo);
+    if ((flags & FLAG_HAS_RECEIPT) === 0) return;
+    this.contributions.push(rows[at + X_RECEIPT_HI]!, rows[at + X_RECEIPT_LO]!, signalHi, signalLo, hasSignal ? 1 : 0, time);
   }
 
   /** Resolves the receipt correlation (after the whole input) and returns the summary. */
@@ -401,7 +525,7 @@ export class MetricsAggregator implements RecordSink {
         first_event: formatInstant(Number.isFinite(this.firstEvent) ? this.firstEvent : null),
         last_event: formatInstant(Number.isFinite(this.lastEvent) ? this.lastEvent : null),
       },
-      by_event_type: { ...this.byType },
+      by_event_type: Object.fromEntries(COUNTED_EVENT_TYPES.map((type, code) => [type, this.byType[code]!])) as Record<CountedEventType, number>,
       mcp: {
         by_method: this.mcpMethods.toObject(),
         tools_list: this.toolsList,
@@ -435,14 +559,4 @@ export class MetricsAggregator implements RecordSink {
 function positionOf(buffer: Buffer, needle: Buffer, from: number): number {
   const found = buffer.indexOf(needle, from);
   return found === -1 ? NOT_FOUND : found;
-}
-
-/** The event of a record: the record itself when it has a string `event_id`, else its `source` object when that has one (08 §5.1). */
-function eventOf(value: unknown): EventRecord | null {
-  if (typeof value !== "object" || value === null) return null;
-  const record = value as EventRecord;
-  if (typeof record.event_id === "string") return record;
-  const source = record.source;
-  if (typeof source === "object" && source !== null && typeof (source as EventRecord).event_id === "string") return source as EventRecord;
-  return null;
 }

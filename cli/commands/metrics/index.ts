@@ -12,11 +12,13 @@ import { resolve } from "node:path";
 import { examples, withRuntime, type ParentCommand } from "../../lib/command";
 import type { CliContext } from "../../lib/context";
 import { UsageError } from "../../lib/errors";
-import { MetricsAggregator, type MetricsSummary, type TimeWindow } from "./aggregate";
+import { MetricsAggregator, RecordCounter, type AggregatorOptions, type MetricsSummary, type TimeWindow } from "./aggregate";
+import { BlockScanner } from "./blocks";
+import { BlockReadError, chooseThreads, countBlocks, planBlocks, workerHelpers, type CountOptions, type HelperThread } from "./parallel";
 import { Progress } from "./progress";
 import { renderReport } from "./report";
 import { InputSplitter } from "./scanner";
-import { openFileInput, stdinInput, type MetricsInput, type StdinSource } from "./sources";
+import { openFileInput, stdinInput, unreadable, type MetricsInput, type StdinSource } from "./sources";
 import { parseInstant } from "./time";
 
 export function registerMetrics(program: ParentCommand, ctx: CliContext): void {
@@ -45,8 +47,10 @@ export function registerMetrics(program: ParentCommand, ctx: CliContext): void {
           totalBytes,
         });
         let summary: MetricsSummary;
+        const blocks = { blocks: 0, helperBlocks: 0 };
         try {
-          summary = await summarise(inputs, window, (bytes) => progress.add(bytes));
+          const threads = chooseThreads(rt.ctx.env);
+          summary = await summarise(inputs, window, (bytes) => progress.add(bytes), { parallel: { helpers: () => workerHelpers(threads), stats: blocks } });
         } finally {
           progress.stop();
           await Promise.allSettled(inputs.map((input) => input.close()));
@@ -60,6 +64,9 @@ export function registerMetrics(program: ParentCommand, ctx: CliContext): void {
             max_rss_bytes: process.resourceUsage().maxRSS * 1024,
             heap_total_bytes: memory.heapTotal,
             array_buffers_bytes: memory.arrayBuffers,
+            // The parallel path: blocks counted, and how many by the worker thread.
+            blocks: blocks.blocks,
+            worker_blocks: blocks.helperBlocks,
           };
           rt.ctx.stderr.write(`magnt-bench-stats ${JSON.stringify(stats)}\n`);
         }
@@ -106,18 +113,48 @@ async function openInputs(ctx: CliContext, files: readonly string[]): Promise<Me
   return inputs;
 }
 
-/** Streams every input through one aggregator and returns the summary. */
+export interface SummariseOptions extends AggregatorOptions {
+  /** The parallel path: where its helper threads come from, and its sizes (tests make them small). */
+  parallel?: { helpers: () => HelperThread[]; minBytes?: number; blockBytes?: number } & CountOptions;
+}
+
+/**
+ * Counts every input, in order, into one aggregator and returns the summary:
+ * a large NDJSON file through the parallel path when it is available, every
+ * other input streamed through the serial one. Both hand the aggregator the
+ * same rows in the same order.
+ */
 export async function summarise(
   inputs: readonly MetricsInput[],
   window: TimeWindow,
   onRawBytes: (bytes: number) => void = () => undefined,
+  options: SummariseOptions = {},
 ): Promise<MetricsSummary> {
   const aggregator = new MetricsAggregator(window);
   aggregator.files = inputs.length;
+  const counter = new RecordCounter(options, aggregator);
+  let scanner: BlockScanner | undefined;
   for (const input of inputs) {
-    const splitter = new InputSplitter(aggregator);
-    for await (const chunk of input.chunks(onRawBytes)) splitter.push(chunk);
+    const parallel = options.parallel;
+    const tasks = parallel === undefined || input.file === undefined ? null : await planBlocks(input.file, parallel);
+    if (tasks !== null) {
+      scanner ??= new BlockScanner(options);
+      try {
+        await countBlocks(tasks, scanner, parallel!.helpers, aggregator, onRawBytes, parallel);
+      } catch (error) {
+        const code = (error as { code?: unknown } | null)?.code;
+        // A failed read, on the main thread or in the worker, is the operator's problem (exit 3); anything else is a bug.
+        throw error instanceof BlockReadError || typeof code === "string" ? unreadable(input.name, error) : error;
+      }
+      continue;
+    }
+    const splitter = new InputSplitter(counter);
+    for await (const chunk of input.chunks(onRawBytes)) {
+      splitter.push(chunk);
+      counter.takeInto(aggregator);
+    }
     splitter.end();
+    counter.takeInto(aggregator);
   }
   return aggregator.finish();
 }

@@ -112,7 +112,7 @@ function blank(chunk: Buffer, start: number, end: number): boolean {
 }
 
 /** NDJSON: each non-blank line is a record. */
-class LineSplitter {
+export class LineSplitter {
   private readonly partial = new PartialRecord();
 
   constructor(private readonly sink: RecordSink) {}
@@ -426,8 +426,29 @@ export function detectShape(head: Buffer): InputShape {
   return probe2.whole && !probe2.envelope ? "ndjson" : "structural";
 }
 
+/**
+ * Whether `head` (the first bytes of an input, after any byte order mark)
+ * certainly makes `detectShape` choose NDJSON whatever follows it: its first
+ * line is complete and is one whole object that is not an envelope. The
+ * parallel path (`parallel.ts`) is taken only then, so it splits exactly the
+ * inputs the serial path would split into lines.
+ */
+export function certainlyNdjson(head: Buffer): boolean {
+  const start = firstNonBlank(head);
+  if (start >= head.length || head[start] !== OPEN_OBJECT) return false;
+  const firstEnd = head.indexOf(NEWLINE, start);
+  if (firstEnd === -1) return false;
+  const probe = wholeValueLine(head.subarray(start, firstEnd));
+  return probe.whole && !probe.envelope;
+}
+
+/** A UTF-8 byte order mark's length at the start of `bytes` (3), or 0. */
+export function byteOrderMarkLength(bytes: Buffer): number {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+}
+
 /** How many head bytes detection wants before it decides (two lines, at most this). */
-const DETECTION_HEAD_MAX = MAX_RECORD_BYTES + 2;
+export const DETECTION_HEAD_MAX = MAX_RECORD_BYTES + 2;
 
 /**
  * One input's record splitter: buffers the head until the shape is known, then
@@ -461,7 +482,7 @@ export class InputSplitter {
   private decide(): void {
     let head = this.head.length === 0 ? Buffer.alloc(0) : this.head[0]!;
     // A UTF-8 byte order mark at the very start is not part of the first record.
-    if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) head = head.subarray(3);
+    head = head.subarray(byteOrderMarkLength(head));
     this.shape = detectShape(head);
     this.splitter = this.shape === "ndjson" ? new LineSplitter(this.sink) : new StructuralScanner(this.sink);
     this.head = [];

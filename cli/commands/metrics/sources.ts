@@ -8,9 +8,9 @@
  * any content.
  */
 import { open, type FileHandle } from "node:fs/promises";
-import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { EnvironmentError } from "../../lib/errors";
+import type { ParallelFile } from "./parallel";
 
 /** Read size (08 §5.2). */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -24,6 +24,8 @@ export interface MetricsInput {
   size: number | null;
   /** The decompressed bytes, in chunks; `onRawBytes` reports progress in on-disk bytes. */
   chunks(onRawBytes: (bytes: number) => void): AsyncIterable<Buffer>;
+  /** A regular file, which the parallel path may read by position instead (`parallel.ts`). */
+  file?: ParallelFile;
   close(): Promise<void>;
 }
 
@@ -35,28 +37,44 @@ function describeCode(error: unknown): string {
   return typeof code === "string" ? code : error instanceof Error ? error.message.split("\n")[0]! : String(error);
 }
 
-function unreadable(name: string, error: unknown): EnvironmentError {
+export function unreadable(name: string, error: unknown): EnvironmentError {
   if (error instanceof EnvironmentError) return error;
   return new EnvironmentError(`cannot read ${name}: ${describeCode(error)}`);
 }
 
 const isGzip = (bytes: Buffer): boolean => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 
-/** Decompresses `source` (whose first chunk is `first`) as a stream. */
+/**
+ * Decompresses `source` (whose first chunk is `first`) as a stream.
+ *
+ * Each compressed chunk is handed to zlib only once the previous one has been
+ * consumed (the write callback), because the file reader reuses its buffers:
+ * a stream that read ahead (as `Readable.from(…).pipe(…)` does, up to 16
+ * chunks) would overwrite a chunk zlib has not read yet — which failed every
+ * gzip input over 4 MiB with Z_DATA_ERROR.
+ */
 async function* gunzip(name: string, first: Buffer, rest: AsyncIterator<Buffer>): AsyncIterable<Buffer> {
-  async function* raw(): AsyncIterable<Buffer> {
-    yield first;
+  const inflater = createGunzip({ chunkSize: GZIP_CHUNK_BYTES });
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => inflater.write(chunk, (error) => (error ? reject(error) : resolve())));
+  const feed = (async () => {
+    await write(first);
     for (;;) {
       const next = await rest.next();
-      if (next.done === true) return;
-      yield next.value;
+      if (next.done === true) break;
+      await write(next.value);
     }
-  }
-  const stream = Readable.from(raw()).pipe(createGunzip({ chunkSize: GZIP_CHUNK_BYTES }));
+    inflater.end();
+  })();
+  // A read or inflate failure ends the output loop below with that error.
+  feed.catch((error: unknown) => inflater.destroy(error instanceof Error ? error : new Error(String(error))));
   try {
-    for await (const chunk of stream) yield chunk as Buffer;
+    for await (const chunk of inflater) yield chunk as Buffer;
+    await feed;
   } catch (error) {
     throw unreadable(name, error);
+  } finally {
+    inflater.destroy();
   }
 }
 
@@ -113,6 +131,20 @@ export async function openFileInput(path: string, name: string): Promise<Metrics
     name,
     size,
     chunks: (onRawBytes) => maybeGunzip(name, read(onRawBytes)),
+    file: {
+      fd: handle.fd,
+      size,
+      // Positional: the file offset the chunked reads use stays at 0.
+      readHead: async (length) => {
+        const head = Buffer.alloc(length);
+        try {
+          const { bytesRead } = await handle.read(head, 0, length, 0);
+          return head.subarray(0, bytesRead);
+        } catch (error) {
+          throw unreadable(name, error);
+        }
+      },
+    },
     close: () => handle.close(),
   };
 }
