@@ -27,7 +27,15 @@ import { freePort, removeTempDirs } from "./helpers";
 import { mcpRemoteRedirectUri, startMcpRemote, type McpRemoteRun } from "./mcp-remote";
 import { decideInChromium, startOwnerStack, type OwnerStack } from "./owner-helpers";
 
-const OWNER_TOOLS = ["owner_list_contacts", "owner_list_observed_goals", "owner_save_draft", "owner_set_contact_state"];
+/** The local loop turns the owner, write and dialogue flags on (docs/owner-activation.md §3): the B.1 tools and the two C.1 owner tools. */
+const OWNER_TOOLS = [
+  "owner_list_contacts",
+  "owner_list_observed_goals",
+  "owner_save_draft",
+  "owner_set_contact_state",
+  "owner_publish_reply",
+  "owner_revoke_dialogue",
+];
 const DOCUMENT_ORIGIN = "https://mcp-remote.example";
 const DOCUMENT_NAME = "mcp-remote via its metadata document";
 
