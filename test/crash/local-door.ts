@@ -38,7 +38,6 @@ export class LocalDoor {
   door: Door | undefined;
   /** The output of every start so far (one entry per process group). */
   readonly outputs: Array<() => string> = [];
-  starts = 0;
 
   private constructor(label: string) {
     this.dir = tempDir(label);
@@ -97,7 +96,6 @@ export class LocalDoor {
       readyTimeoutMs: READY_TIMEOUT_MS,
     });
     this.outputs.push(this.door.output);
-    this.starts += 1;
     return this.door;
   }
 

@@ -312,7 +312,7 @@ function countOutcomes(outcomes: readonly string[]): Map<string, number> {
 }
 
 function dumpOnFailure(writes: readonly Write[], failures: readonly string[]): void {
-  const named = new Set(failures.flatMap((line) => [...line.matchAll(/#(\d+)/g)].map((match) => Number(match[1]))));
+  const named = new Set(failures.flatMap((line) => [...line.matchAll(/write #(\d+)/g)].map((match) => Number(match[1]))));
   for (const write of writes.filter((candidate) => named.has(candidate.seq)).slice(0, 20)) {
     console.log(`  write #${write.seq} ${write.op} submission ${write.submissionId ?? "none"}: ${write.sends.map((send) => `${send.kind}/r${send.round}/${send.outcome}/${send.status}/${send.id ?? "-"}`).join(" ; ")}`);
   }
