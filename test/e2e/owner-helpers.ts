@@ -26,6 +26,7 @@ import { chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import type { FlagName } from "../../worker/contracts";
 import { freePort, magnt, READY_LINE, startDoorWithNpm, stopAllDoors, tempDir, waitFor, writeTempLocalConfig, type Door } from "./helpers";
+import { authorizeWithScope, InMemoryOAuthProvider, oauthSession, type Consent, type OAuthSession } from "./oauth-client";
 
 export const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
@@ -101,7 +102,26 @@ export interface OwnerStack {
   /** Opens the authorization URL in a fresh headless Chromium and reads the consent page without deciding. */
   readConsentInChromium(auth: Authorization, words: readonly string[]): Promise<ConsentReading>;
   tokenRequest(form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }>;
-  /** register → Chromium consent (Approve) → code → tokens, asserting each step. */
+  /**
+   * The Chromium consent as the official client's `Consent` step: opens the
+   * URL the SDK produced, checks the page (`publishLine` as for
+   * `consentInChromium`), clicks `decision`, returns the callback URL.
+   */
+  consent(decision: "approve" | "deny", options?: { publishLine?: boolean }): Consent;
+  /**
+   * The official MCP client with its own OAuth flow at owner `/mcp`
+   * (oauth-client.ts), consenting in Chromium with Approve (the publish line
+   * is checked against the scope each authorization URL asks for). A fresh
+   * in-memory provider unless one is given.
+   */
+  oauthSession(options?: { provider?: InMemoryOAuthProvider; consent?: Consent; onInsufficientScope?: "reauthorize" | "throw" }): OAuthSession;
+  /** A fresh in-memory provider for this stack's redirect URI (`clientName` defaults to CLIENT_NAME). */
+  oauthProvider(clientName?: string): InMemoryOAuthProvider;
+  /**
+   * The official client's `auth()` for `scope`: registration, PKCE and the
+   * code exchange by the SDK, Approve in Chromium, asserting the consent page;
+   * returns the registration and the tokens its provider saved.
+   */
   linkWithScope(scope: string): Promise<{ client: Registered; tokens: Tokens }>;
   /** The official MCP client (v2) at owner `/mcp` with a bearer token. */
   ownerClient(token: string): Promise<Client>;
@@ -233,6 +253,27 @@ export async function startOwnerStack(flags: StackFlags = {}): Promise<OwnerStac
     throw error;
   }
 
+  /** Chromium at `url`: checks the consent page, clicks `decision`, returns what reached the client's redirect URI. */
+  const consentAt = async (url: string, decision: "approve" | "deny", options: { publishLine?: boolean }): Promise<URL> => {
+    const before = callbacks.length;
+    await decideInChromium(url, decision, {
+      landsOn: (landed) => landed.href.startsWith(redirectUri),
+      check: async (page) => {
+        expect(await page.locator("bdi.client-name").textContent()).toBe(CLIENT_NAME);
+        if (options.publishLine !== undefined) {
+          const line = page.locator("p.publish");
+          expect(await line.count()).toBe(options.publishLine ? 1 : 0);
+          if (options.publishLine) {
+            expect(await line.textContent()).toContain("owner.publish");
+            expect(await line.textContent()).toContain("publish replies that visitors can read");
+          }
+        }
+      },
+      landed: async (page) => expect(await page.locator("body").textContent()).toContain("client received the answer"),
+    });
+    return waitFor(() => (callbacks.length > before ? callbacks.at(-1) : undefined), { describe: () => "no request reached the client's redirect URI" });
+  };
+
   const stack: OwnerStack = {
     door,
     ownerOrigin,
@@ -269,24 +310,24 @@ export async function startOwnerStack(flags: StackFlags = {}): Promise<OwnerStac
       return { url: url.href, state, verifier };
     },
 
-    async consentInChromium(auth, decision, options = {}) {
-      const before = callbacks.length;
-      await decideInChromium(auth.url, decision, {
-        landsOn: (url) => url.href.startsWith(redirectUri),
-        check: async (page) => {
-          expect(await page.locator("bdi.client-name").textContent()).toBe(CLIENT_NAME);
-          if (options.publishLine !== undefined) {
-            const line = page.locator("p.publish");
-            expect(await line.count()).toBe(options.publishLine ? 1 : 0);
-            if (options.publishLine) {
-              expect(await line.textContent()).toContain("owner.publish");
-              expect(await line.textContent()).toContain("publish replies that visitors can read");
-            }
-          }
-        },
-        landed: async (page) => expect(await page.locator("body").textContent()).toContain("client received the answer"),
+    consentInChromium(auth, decision, options = {}) {
+      return consentAt(auth.url, decision, options);
+    },
+
+    consent(decision, options = {}) {
+      return (url) => consentAt(url.href, decision, options);
+    },
+
+    oauthProvider(clientName = CLIENT_NAME) {
+      return new InMemoryOAuthProvider(redirectUri, clientName);
+    },
+
+    oauthSession(options = {}) {
+      const consent =
+        options.consent ?? ((url: URL) => consentAt(url.href, "approve", { publishLine: (url.searchParams.get("scope") ?? "").split(" ").includes("owner.publish") }));
+      return oauthSession(new URL(`${ownerOrigin}/mcp`), options.provider ?? stack.oauthProvider(), consent, {
+        ...(options.onInsufficientScope !== undefined ? { onInsufficientScope: options.onInsufficientScope } : {}),
       });
-      return waitFor(() => (callbacks.length > before ? callbacks.at(-1) : undefined), { describe: () => "no request reached the client's redirect URI" });
     },
 
     async readConsentInChromium(auth, words) {
@@ -336,23 +377,13 @@ export async function startOwnerStack(flags: StackFlags = {}): Promise<OwnerStac
     },
 
     async linkWithScope(scope) {
-      const client = await stack.register();
-      const auth = stack.authorization(client.client_id, scope);
-      const landed = await stack.consentInChromium(auth, "approve", { publishLine: scope.split(" ").includes("owner.publish") });
-      expect(landed.searchParams.get("error")).toBeNull();
-      expect(landed.searchParams.get("state")).toBe(auth.state);
-      const code = landed.searchParams.get("code");
-      expect(code).toEqual(expect.any(String));
-      const exchanged = await stack.tokenRequest({
-        grant_type: "authorization_code",
-        code: code!,
-        redirect_uri: redirectUri,
-        client_id: client.client_id,
-        code_verifier: auth.verifier,
-        resource: `${ownerOrigin}/mcp`,
-      });
-      expect(exchanged.status).toBe(200);
-      return { client, tokens: exchanged.body as unknown as Tokens };
+      const provider = stack.oauthProvider();
+      const tokens = await authorizeWithScope(new URL(`${ownerOrigin}/mcp`), provider, stack.consent("approve", { publishLine: scope.split(" ").includes("owner.publish") }), scope);
+      expect(tokens).toMatchObject({ token_type: "Bearer", scope, refresh_token: expect.any(String) });
+      const client = provider.clientInformation()!;
+      const redirectUris = "redirect_uris" in client ? client.redirect_uris : undefined;
+      expect(redirectUris).toEqual([redirectUri]);
+      return { client: { client_id: client.client_id, redirect_uris: [redirectUri] }, tokens: tokens as Tokens };
     },
 
     async ownerClient(token) {

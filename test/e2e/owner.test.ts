@@ -8,29 +8,33 @@
  * the loopback stand-in magnt dev runs (scripts/github-stand-in.mjs, signing
  * in as the generated owner id).
  *
- * An official MCP client (v2) leaves a contact at the local door. A client
- * registers and starts an authorization with PKCE; the consent page is driven
- * in a real headless Chromium (Debian's /usr/bin/chromium through
- * playwright-core) clicking Approve as the owner would, so the consent page's
- * CSP (form-action through GitHub back to the client), the `__Host-` cookies
- * on http://localhost and the redirect chain are enforced by a browser, not
- * by us. The final redirect lands on the client's loopback redirect URI (a
- * tiny HTTP server here); the code is exchanged for tokens, and the official
- * MCP client with the bearer token lists the four owner tools and reads the
- * contact left at the door. A second run clicks Deny and the client gets
- * `error=access_denied`. A client whose name holds a right-to-left override
- * (issue 17) is shown by Chromium cleaned, inside a `<bdi>` (computed
- * `unicode-bidi: isolate`), in the order it was written. A token narrowed to
- * `owner.read` calling a write tool gets the 403 `insufficient_scope`
- * challenge and changes nothing.
+ * An official MCP client (v2) leaves a contact at the local door. The owner's
+ * client is the official MCP client with its own OAuth flow (oauth-client.ts,
+ * issue 19 item 5b): its first request gets the 401, the SDK's `auth()`
+ * discovers the gateway, registers, starts an authorization with PKCE, and
+ * the consent page is driven in a real headless Chromium (Debian's
+ * /usr/bin/chromium through playwright-core) clicking Approve as the owner
+ * would, so the consent page's CSP (form-action through GitHub back to the
+ * client), the `__Host-` cookies on http://localhost and the redirect chain
+ * are enforced by a browser, not by us. The final redirect lands on the
+ * client's loopback redirect URI (a tiny HTTP server here); `finishAuth`
+ * exchanges the code, and the client lists the four owner tools and reads
+ * the contact left at the door. A stored access token the gateway refuses is
+ * refreshed by the client itself. A second run clicks Deny and the client's
+ * `finishAuth` fails with `access_denied`. A client whose name holds a
+ * right-to-left override (issue 17) is shown by Chromium cleaned, inside a
+ * `<bdi>` (computed `unicode-bidi: isolate`), in the order it was written. A
+ * client that asked `auth()` for `owner.read` only, calling a write tool,
+ * gets the 403 `insufficient_scope` challenge and changes nothing.
  *
  * Chromium is required, never skipped: .ci/run installs it when absent.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, InsufficientScopeError, OAuthError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs } from "./helpers";
-import { startOwnerStack, type OwnerStack, type Registered, type Tokens } from "./owner-helpers";
+import { authorizeWithScope, type ClientExchange, type OAuthSession } from "./oauth-client";
+import { startOwnerStack, type OwnerStack } from "./owner-helpers";
 
 const OWNER_TOOLS = ["owner_list_contacts", "owner_list_observed_goals", "owner_save_draft", "owner_set_contact_state"];
 
@@ -46,24 +50,24 @@ interface ContactItem {
   visitor_content: { content_label: string; summary: string };
 }
 
-async function listContact(token: string): Promise<ContactItem[]> {
-  const client = await stack.ownerClient(token);
-  try {
-    const result = await client.callTool({ name: "owner_list_contacts", arguments: { contact_id: contactId, include_tests: true, detail: "full" } });
-    expect(result.isError ?? false).toBe(false);
-    return (result.structuredContent as { items: ContactItem[] }).items;
-  } finally {
-    await client.close();
-  }
+async function listContact(session: OAuthSession): Promise<ContactItem[]> {
+  const result = await session.callTool("owner_list_contacts", { contact_id: contactId, include_tests: true, detail: "full" });
+  expect(result.isError ?? false).toBe(false);
+  return (result.structuredContent as { items: ContactItem[] }).items;
 }
 
-let approved: { client: Registered; tokens: Tokens };
+/** The client's requests as "METHOD /path status[ grant_type]". */
+const steps = (exchanges: readonly ClientExchange[]) => exchanges.map((step) => `${step.method} ${step.path} ${step.status}${step.grantType === null ? "" : ` ${step.grantType}`}`);
+
+/** The owner's client, approved in the first run (the later tests use it). */
+let approved: OAuthSession;
 
 beforeAll(async () => {
   stack = await startOwnerStack({ disable: ["DIALOGUE_ENABLED"] });
 }, 180_000);
 
 afterAll(async () => {
+  await approved?.close();
   await stack?.stop();
   removeTempDirs();
 });
@@ -97,45 +101,54 @@ describe("npm start -- --owner", () => {
     contactId = receipt.contact_id;
   });
 
-  it("Approve in Chromium → GitHub stand-in → code → tokens → the official MCP client lists the four tools and reads the contact", async () => {
-    const client = await stack.register();
-    expect(client.redirect_uris).toEqual([stack.redirectUri]);
-    const auth = stack.authorization(client.client_id, "owner.read owner.write");
-    const landed = await stack.consentInChromium(auth, "approve", { publishLine: false });
-    expect(landed.pathname).toBe("/callback");
-    expect(landed.searchParams.get("error")).toBeNull();
-    expect(landed.searchParams.get("state")).toBe(auth.state);
-    expect(landed.searchParams.get("iss")).toBe(stack.ownerOrigin);
-    const code = landed.searchParams.get("code");
-    expect(code).toEqual(expect.any(String));
-    // The browser went through the stand-in GitHub: authorize, then the gateway's code exchange and /user lookup.
-    expect(stack.standInRequests).toEqual(expect.arrayContaining(["GET /login/oauth/authorize", "POST /login/oauth/access_token", "GET /user"]));
-
-    const exchanged = await stack.tokenRequest({
-      grant_type: "authorization_code",
-      code: code!,
+  it("the official client's own OAuth: 401 → registration and PKCE by auth() → Approve in Chromium → GitHub stand-in → finishAuth → the four tools and the contact", async () => {
+    const landed: URL[] = [];
+    approved = stack.oauthSession({
+      consent: async (url) => {
+        landed.push(await stack.consent("approve", { publishLine: false })(url));
+        return landed.at(-1)!;
+      },
+    });
+    const mcp = await approved.connect();
+    // The SDK asked for one authorization: the scope of the gateway's 401 challenge, PKCE S256, the resource, a registered client.
+    expect(approved.provider.authorizationUrls).toHaveLength(1);
+    const asked = approved.provider.authorizationUrls[0]!;
+    expect(`${asked.origin}${asked.pathname}`).toBe(`${stack.ownerOrigin}/oauth/authorize`);
+    expect(Object.fromEntries(asked.searchParams)).toMatchObject({
+      response_type: "code",
+      client_id: expect.stringMatching(/^oc_/),
       redirect_uri: stack.redirectUri,
-      client_id: client.client_id,
-      code_verifier: auth.verifier,
+      code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      code_challenge_method: "S256",
+      scope: "owner.read owner.write",
       resource: `${stack.ownerOrigin}/mcp`,
     });
-    expect(exchanged.status).toBe(200);
-    const tokens = exchanged.body as unknown as Tokens;
-    expect(tokens).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "owner.read owner.write" });
-    approved = { client, tokens };
+    const recorded = steps(approved.exchanges);
+    expect(recorded[0]).toMatch(/^POST \/mcp 401$/);
+    expect(recorded).toEqual(expect.arrayContaining(["POST /oauth/register 201", "POST /oauth/token 200 authorization_code"]));
+    expect(recorded.filter((step) => step.startsWith("POST /oauth/token"))).toEqual(["POST /oauth/token 200 authorization_code"]);
+    expect(recorded.at(-1)).toMatch(/^POST \/mcp 200$/);
+    // The browser went through the stand-in GitHub: authorize, then the gateway's code exchange and /user lookup.
+    expect(stack.standInRequests).toEqual(expect.arrayContaining(["GET /login/oauth/authorize", "POST /login/oauth/access_token", "GET /user"]));
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.pathname).toBe("/callback");
+    expect(landed[0]!.searchParams.get("error")).toBeNull();
+    expect(landed[0]!.searchParams.get("iss")).toBe(stack.ownerOrigin);
+    expect(approved.provider.tokens()).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "owner.read owner.write", refresh_token: expect.any(String) });
 
-    // A code is spent once.
-    const again = await stack.tokenRequest({ grant_type: "authorization_code", code: code!, redirect_uri: stack.redirectUri, client_id: client.client_id, code_verifier: auth.verifier });
+    // A code is spent once: the SDK redeemed it; the same code with the same verifier is refused.
+    const again = await stack.tokenRequest({
+      grant_type: "authorization_code",
+      code: landed[0]!.searchParams.get("code")!,
+      redirect_uri: stack.redirectUri,
+      client_id: approved.provider.clientInformation()!.client_id,
+      code_verifier: approved.provider.codeVerifier(),
+    });
     expect(again).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
 
-    const mcp = await stack.ownerClient(tokens.access_token);
-    try {
-      const { tools } = await mcp.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(OWNER_TOOLS);
-    } finally {
-      await mcp.close();
-    }
-    const items = await listContact(tokens.access_token);
+    const { tools } = await mcp.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(OWNER_TOOLS);
+    const items = await listContact(approved);
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({
       contact_id: contactId,
@@ -146,16 +159,46 @@ describe("npm start -- --owner", () => {
     });
   });
 
-  it("Deny in Chromium → the client gets error=access_denied at its redirect URI, and no code", async () => {
-    const client = await stack.register();
-    const auth = stack.authorization(client.client_id, "owner.read");
+  it("an access token the gateway refuses → the client refreshes by itself and the call goes through", async () => {
+    expect(approved, "the Approve run must have connected the client").toBeDefined();
+    const before = approved.provider.tokens()!;
+    const spoiled = approved.provider.spoilAccessToken();
+    const from = approved.exchanges.length;
+    expect((await listContact(approved)).map((item) => item.contact_id)).toEqual([contactId]);
+    const recorded = approved.exchanges.slice(from);
+    expect(recorded[0]).toMatchObject({ path: "/mcp", status: 401, wwwAuthenticate: expect.stringContaining('error="invalid_token"') });
+    expect(steps(recorded).filter((step) => step.startsWith("POST /oauth/token"))).toEqual(["POST /oauth/token 200 refresh_token"]);
+    expect(steps(recorded).at(-1)).toMatch(/^POST \/mcp 200$/);
+    const after = approved.provider.tokens()!;
+    expect(after.access_token).not.toBe(spoiled);
+    expect(after.access_token).not.toBe(before.access_token);
+    // Rotated (06 §3.4), same grant, no new consent.
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(after.scope).toBe("owner.read owner.write");
+    expect(approved.provider.authorizationUrls).toHaveLength(1);
+  });
+
+  it("Deny in Chromium → the client gets error=access_denied at its redirect URI, no code, and finishAuth fails", async () => {
     const githubBefore = stack.standInRequests.length;
-    const landed = await stack.consentInChromium(auth, "deny");
-    expect(landed.pathname).toBe("/callback");
-    expect(landed.searchParams.get("error")).toBe("access_denied");
-    expect(landed.searchParams.get("state")).toBe(auth.state);
-    expect(landed.searchParams.get("iss")).toBe(stack.ownerOrigin);
-    expect(landed.searchParams.get("code")).toBeNull();
+    let landed: URL | undefined;
+    const denied = stack.oauthSession({
+      consent: async (url) => {
+        landed = await stack.consent("deny")(url);
+        return landed;
+      },
+    });
+    const failure = await denied.connect().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(OAuthError);
+    expect((failure as OAuthError).code).toBe("access_denied");
+    expect(landed!.pathname).toBe("/callback");
+    expect(landed!.searchParams.get("error")).toBe("access_denied");
+    expect(landed!.searchParams.get("state")).toBe(denied.provider.authorizationUrls[0]!.searchParams.get("state"));
+    expect(landed!.searchParams.get("iss")).toBe(stack.ownerOrigin);
+    expect(landed!.searchParams.get("code")).toBeNull();
+    expect(denied.provider.tokens()).toBeUndefined();
     expect(stack.standInRequests.slice(githubBefore)).toEqual([]);
   });
 
@@ -173,41 +216,34 @@ describe("npm start -- --owner", () => {
     expect(seen.warning).toBeNull();
   });
 
-  it("a token without owner.write calling owner_save_draft → 403 insufficient_scope challenge, nothing saved", async () => {
-    expect(approved, "the Approve run must have produced tokens").toBeDefined();
-    const narrowed = await stack.tokenRequest({
-      grant_type: "refresh_token",
-      refresh_token: approved.tokens.refresh_token,
-      client_id: approved.client.client_id,
-      scope: "owner.read",
-    });
-    expect(narrowed.status).toBe(200);
-    expect(narrowed.body.scope).toBe("owner.read");
-    const readOnly = narrowed.body.access_token as string;
+  it("a client that asked auth() for owner.read only, calling owner_save_draft → 403 insufficient_scope challenge, nothing saved", async () => {
+    expect(approved, "the Approve run must have connected the client").toBeDefined();
+    const readOnly = stack.oauthSession({ onInsufficientScope: "throw" });
+    const tokens = await authorizeWithScope(new URL(`${stack.ownerOrigin}/mcp`), readOnly.provider, stack.consent("approve", { publishLine: false }), "owner.read");
+    expect(tokens.scope).toBe("owner.read");
+    expect(readOnly.provider.authorizationUrls[0]!.searchParams.get("scope")).toBe("owner.read");
+    try {
+      // Its tokens are in place: it connects without another consent, and reads.
+      await readOnly.connect();
+      expect(readOnly.provider.authorizationUrls).toHaveLength(1);
+      expect((await listContact(readOnly)).map((item) => item.contact_id)).toEqual([contactId]);
 
-    // The read token still reads.
-    expect((await listContact(readOnly)).map((item) => item.contact_id)).toEqual([contactId]);
-
-    const response = await fetch(`${stack.ownerOrigin}/mcp`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${readOnly}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "owner_save_draft", arguments: { contact_id: contactId, text: "e2e draft that must not be saved" } },
-      }),
-    });
-    expect(response.status).toBe(403);
-    expect(response.headers.get("www-authenticate")).toBe(
-      `Bearer error="insufficient_scope", scope="owner.read owner.write", resource_metadata="${stack.ownerOrigin}/.well-known/oauth-protected-resource"`,
-    );
-    await response.arrayBuffer();
-    const [item] = await listContact(approved.tokens.access_token);
+      const from = readOnly.exchanges.length;
+      const failure = await readOnly.callTool("owner_save_draft", { contact_id: contactId, text: "e2e draft that must not be saved" }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(InsufficientScopeError);
+      expect((failure as InsufficientScopeError).requiredScope).toBe("owner.read owner.write");
+      const [challenge] = readOnly.exchanges.slice(from);
+      expect(challenge).toMatchObject({ path: "/mcp", status: 403 });
+      expect(challenge!.wwwAuthenticate).toBe(
+        `Bearer error="insufficient_scope", scope="owner.read owner.write", resource_metadata="${stack.ownerOrigin}/.well-known/oauth-protected-resource"`,
+      );
+    } finally {
+      await readOnly.close();
+    }
+    const [item] = await listContact(approved);
     expect(item!.drafts).toEqual([]);
   });
 });
