@@ -3,16 +3,22 @@
  * core + owner gateway on one local D1) on a fresh local config — its
  * generated local-only `.dev.vars` has both owner flags, the three dialogue
  * flags and a `DIALOGUE_TOKEN_KEY` —, GitHub replaced by the loopback
- * stand-in magnt dev runs, the consent page
- * approved in headless Chromium with `owner.publish` on its own highlighted
- * line, and the official MCP client v2 on both sides over real HTTP.
+ * stand-in magnt dev runs, and the official MCP client v2 on both sides over
+ * real HTTP. The owner's client runs its own OAuth flow (oauth-client.ts,
+ * issue 19 item 5b): it connects with the scope of the gateway's 401
+ * (`owner.read owner.write`, approved in headless Chromium); its first
+ * `owner_publish_reply` gets the 403 naming all three scopes, the SDK
+ * re-authorizes through the same provider with `owner.publish` added — the
+ * consent page in Chromium shows it on its own highlighted line — and the
+ * call is made again.
  *
  * The acceptance of issue 13: the visitor leaves a message and receives a
  * `dt_` token; the owner, with a token that holds `owner.publish`, publishes
  * two replies; two fetches return them one at a time, oldest first, and the
  * third says none pending; a delivered reply is re-read by `reply_id`; the
  * owner sees both fetch times and the visitor sees which message the owner
- * read; a token without `owner.publish` gets the 403 challenge; a wrong token
+ * read; a token without `owner.publish` gets the 403 challenge and publishes
+ * nothing until the owner consented to `owner.publish`; a wrong token
  * and an unknown contact get identical answers. Neither the token nor any
  * reply or draft text appears in the output of the three Workers.
  */
@@ -20,7 +26,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeTempDirs } from "./helpers";
-import { startOwnerStack, type OwnerStack, type Registered, type Tokens } from "./owner-helpers";
+import type { OAuthSession } from "./oauth-client";
+import { startOwnerStack, type OwnerStack } from "./owner-helpers";
 
 type Structured = Record<string, any>;
 
@@ -43,8 +50,8 @@ const canary = (label: string) => {
 
 let stack: OwnerStack;
 let visitor: Client;
+let session: OAuthSession;
 let owner: Client;
-let publisher: { client: Registered; tokens: Tokens };
 
 let contactId: string;
 let followUpId: string;
@@ -52,8 +59,11 @@ let token: string;
 const replies: { id: string; text: string; publishedAt: string }[] = [];
 const fetchedAt: string[] = [];
 
-async function call(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args });
+type Called = { structuredContent?: unknown; content: unknown; isError?: boolean };
+
+async function call(client: Client | OAuthSession, name: string, args: Record<string, unknown>) {
+  // The owner's session retries a call once after a step-up consent; the visitor's client is plain.
+  const result = (client instanceof Client ? await client.callTool({ name, arguments: args }) : await client.callTool(name, args)) as Called;
   return { structured: result.structuredContent as Structured, text: (result.content as { text: string }[])[0]!.text, isError: result.isError === true };
 }
 
@@ -66,7 +76,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await visitor?.close();
-  await owner?.close();
+  await session?.close();
   await stack?.stop();
   removeTempDirs();
 });
@@ -103,25 +113,52 @@ describe("dialogue through npm start -- --owner", () => {
     followUpId = followUp.structured.contact_id;
   });
 
-  it("Approve with owner.publish on its own line in Chromium → a token holding owner.publish → six owner tools", async () => {
-    publisher = await stack.linkWithScope("owner.read owner.write owner.publish");
-    expect(publisher.tokens.scope).toBe("owner.read owner.write owner.publish");
-    owner = await stack.ownerClient(publisher.tokens.access_token);
+  it("Approve in Chromium with the scope of the gateway's 401 (no publish line) → the client's own OAuth → six owner tools", async () => {
+    session = stack.oauthSession();
+    owner = await session.connect();
+    expect(session.provider.authorizationUrls.map((url) => url.searchParams.get("scope"))).toEqual(["owner.read owner.write"]);
+    expect(session.provider.tokens()?.scope).toBe("owner.read owner.write");
+    canaries.set("write access token", session.provider.tokens()!.access_token);
+    canaries.set("first refresh token", session.provider.tokens()!.refresh_token!);
     const { tools } = await owner.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(OWNER_TOOLS);
     expect(owner.getInstructions()).toContain("owner_publish_reply");
   });
 
-  it("the owner drafts and publishes two replies, each at the revision reviewed", async () => {
+  it("the first publish gets the 403 naming all three scopes and publishes nothing; the client re-authorizes with owner.publish (its own line in Chromium) and the call goes through; the second publishes at once", async () => {
     expect(owner, "the Approve run must have connected the owner").toBeDefined();
+    const clientId = session.provider.clientInformation()!.client_id;
     for (const label of ["first reply", "second reply"]) {
       const text = canary(label);
-      const draft = await call(owner, "owner_save_draft", { contact_id: contactId, text });
+      const draft = await call(session, "owner_save_draft", { contact_id: contactId, text });
       expect(draft.structured).toMatchObject({ status: "draft_saved", revision: 1 });
-      const published = await call(owner, "owner_publish_reply", { draft_id: draft.structured.draft_id, expected_revision: 1 });
+      const from = session.exchanges.length;
+      const published = await call(session, "owner_publish_reply", { draft_id: draft.structured.draft_id, expected_revision: 1 });
       expect(published.structured).toMatchObject({ status: "reply_published", contact_id: contactId });
       replies.push({ id: published.structured.reply_id, text, publishedAt: published.structured.published_at });
+      const recorded = session.exchanges.slice(from);
+      if (label === "first reply") {
+        expect(recorded[0]).toMatchObject({ path: "/mcp", status: 403 });
+        expect(recorded[0]!.wwwAuthenticate).toBe(
+          `Bearer error="insufficient_scope", scope="owner.read owner.write owner.publish", resource_metadata="${stack.ownerOrigin}/.well-known/oauth-protected-resource"`,
+        );
+        // A fresh authorization (a refresh cannot widen a grant) by the same registered client; the code exchanged by finishAuth.
+        const stepUp = session.provider.authorizationUrls[1]!;
+        expect(stepUp.searchParams.get("scope")).toBe("owner.read owner.write owner.publish");
+        expect(stepUp.searchParams.get("client_id")).toBe(clientId);
+        expect(recorded.filter((step) => step.path === "/oauth/token").map((step) => `${step.status} ${step.grantType}`)).toEqual(["200 authorization_code"]);
+        expect(recorded.some((step) => step.path === "/oauth/register")).toBe(false);
+      } else {
+        expect(recorded.map((step) => `${step.path} ${step.status}`)).toEqual(["/mcp 200"]);
+      }
     }
+    expect(session.provider.authorizationUrls).toHaveLength(2);
+    expect(session.provider.tokens()?.scope).toBe("owner.read owner.write owner.publish");
+    canaries.set("publish access token", session.provider.tokens()!.access_token);
+    canaries.set("second refresh token", session.provider.tokens()!.refresh_token!);
+    // The refused call published nothing: exactly the two replies exist.
+    const listed = await call(session, "owner_list_contacts", { contact_id: contactId });
+    expect(((listed.structured.items as Structured[])[0]!.dialogue.replies as Structured[]).map((reply) => reply.reply_id)).toEqual(replies.map((reply) => reply.id));
   });
 
   it("two fetches return them one at a time, oldest first; the third says none pending; a re-read by reply_id", async () => {
@@ -165,34 +202,6 @@ describe("dialogue through npm start -- --owner", () => {
       { contact_id: followUpId, received_at: expect.any(String), read_by_owner: false, read_at: null },
       { contact_id: contactId, received_at: expect.any(String), read_by_owner: true, read_at: expect.any(String) },
     ]);
-  });
-
-  it("a token without owner.publish gets the 403 challenge naming all three scopes, and nothing is published", async () => {
-    const narrowed = await stack.tokenRequest({
-      grant_type: "refresh_token",
-      refresh_token: publisher.tokens.refresh_token,
-      client_id: publisher.client.client_id,
-      scope: "owner.read owner.write",
-    });
-    expect(narrowed.status).toBe(200);
-    expect(narrowed.body.scope).toBe("owner.read owner.write");
-    const writeOnly = narrowed.body.access_token as string;
-    canaries.set("narrowed token", writeOnly);
-
-    const draft = await call(owner, "owner_save_draft", { contact_id: contactId, text: canary("unpublished draft") });
-    const response = await stack.rawToolCall(writeOnly, "owner_publish_reply", { draft_id: draft.structured.draft_id, expected_revision: 1 });
-    expect(response.status).toBe(403);
-    expect(response.headers.get("www-authenticate")).toBe(
-      `Bearer error="insufficient_scope", scope="owner.read owner.write owner.publish", resource_metadata="${stack.ownerOrigin}/.well-known/oauth-protected-resource"`,
-    );
-    expect(await response.json()).toEqual({ error: "insufficient_scope" });
-
-    const listed = await call(owner, "owner_list_contacts", { contact_id: contactId });
-    const drafts = (listed.structured.items as Structured[])[0]!.drafts as Structured[];
-    expect(drafts.find((entry) => entry.draft_id === draft.structured.draft_id)?.published_reply_id).toBeNull();
-    expect(((listed.structured.items as Structured[])[0]!.dialogue.replies as unknown[]).length).toBe(2);
-    const pending = await call(visitor, "fetch_contact_reply", { contact_id: contactId, dialogue_token: token });
-    expect(pending.structured.status).toBe("no_reply_pending");
   });
 
   it("a wrong token and an unknown contact get identical answers", async () => {
