@@ -1,6 +1,6 @@
 /**
  * An independent OAuth client, mcp-remote 0.15.1, against the local owner
- * gateway of `npm start -- --owner` (issue 19 items 3 and 6, 06 §3):
+ * gateway of `npm start -- --owner` (issue 19 items 3, 5a and 6, 06 §3):
  *
  * - at `http://localhost:<port>/mcp` and at `http://127.0.0.1:<port>/mcp`
  *   (the owner origin is `http://localhost:<port>`; Wrangler prints the
@@ -128,12 +128,18 @@ describe("mcp-remote completes the owner flow under either loopback name (issue 
   it.each(["localhost", "127.0.0.1"])("at http://%s:<owner port>/mcp", async (host) => {
     const origin = `http://${host}:${ownerPort()}`;
     const callbackPort = await freePort();
+    const githubBefore = stack.standInRequests.length;
     const { client, authorizationUrl, consent } = await approveMcpRemote(`${origin}/mcp`, callbackPort);
     // Discovered under the address it was given: the authorization endpoint and the resource it asked for.
     expect(authorizationUrl.origin).toBe(origin);
     expect(authorizationUrl.searchParams.get("resource")).toBe(`${origin}/mcp`);
+    // Dynamically registered (an `oc_` client id), PKCE S256, its own loopback callback as redirect URI.
     expect(authorizationUrl.searchParams.get("client_id")).toMatch(/^oc_/);
+    expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(authorizationUrl.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(authorizationUrl.searchParams.get("redirect_uri")).toBe(mcpRemoteRedirectUri(callbackPort));
+    // The owner's click went through the stand-in GitHub (authorize, the gateway's code exchange, /user).
+    expect(stack.standInRequests.slice(githubBefore)).toEqual(expect.arrayContaining(["GET /login/oauth/authorize", "POST /login/oauth/access_token", "GET /user"]));
     expect(consent.verified).toBeNull();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...OWNER_TOOLS].sort());
