@@ -8,7 +8,10 @@
  * owner's click runs owner → GitHub → owner → client under the consent page's
  * form-action, 06 §2, as a browser enforces it), a suite's flag changes made
  * with `magnt flags … --owner` before the start — and the client's loopback
- * redirect URI as a tiny HTTP server.
+ * redirect URI as a tiny HTTP server. Owner tokens come only from real
+ * clients: `oauthSession()` and `linkWithScope()` run the official MCP
+ * client's own OAuth flow (oauth-client.ts); the hand-built requests
+ * (`register`, `authorization`, `tokenRequest`) are for what no client sends.
  *
  * The consent page is driven in a real headless Chromium (Debian's
  * /usr/bin/chromium through playwright-core) clicking Approve or Deny as the
