@@ -246,4 +246,17 @@ describe("npm start -- --owner", () => {
     const [item] = await listContact(approved);
     expect(item!.drafts).toEqual([]);
   });
+
+  it("the helpers other suites use: linkWithScope runs the SDK's auth() (Approve in Chromium); ownerClient connects with the token it saved", async () => {
+    const linked = await stack.linkWithScope("owner.read owner.write");
+    expect(linked.client.client_id).toMatch(/^oc_/);
+    expect(linked.client.redirect_uris).toEqual([stack.redirectUri]);
+    expect(linked.tokens).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "owner.read owner.write" });
+    const mcp = await stack.ownerClient(linked.tokens.access_token);
+    try {
+      expect((await mcp.listTools()).tools.map((tool) => tool.name).sort()).toEqual(OWNER_TOOLS);
+    } finally {
+      await mcp.close();
+    }
+  });
 });
