@@ -15,7 +15,8 @@
  * about_magnt against `echo`; search_shared_experience against `echo_search`,
  * which does the same D1 work and nothing else) and for 1 and 16 requests in flight: p50, p99 and requests/s. Latency ratios are door / echo,
  * throughput ratios echo / door, so above 1 always means the door is slower.
- * Gate 1.5×, target 1.0× (issue 14).
+ * Gated at 1.5× (issue 14) and 1.2× (issue 21): a row passes only under both;
+ * target 1.0×. The cold start of both (test/bench/cold-start.ts) runs here too.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,11 +24,15 @@ import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { prng, realisticTask, sentence } from "./corpus";
 import type { Report } from "./report";
+import { wranglerAliases } from "../helpers/bundle";
+import { benchColdStart } from "./cold-start";
 import { readToolAnswer, toolCall, toolsList, type McpRequest } from "./requests";
 import { formatRatio, median, percentile, summariseRatios } from "./stats";
 
 const BENCH = "door overhead";
-const GATE = 1.5;
+/** Both gates (issue 14, then issue 21); the stricter decides, the budget column shows both. */
+const GATES = [1.5, 1.2] as const;
+const GATE = Math.min(...GATES);
 const TARGET = 1.0;
 const DOOR_URL = "https://magnt.ru/mcp";
 const ECHO_URL = "https://echo.bench/mcp";
@@ -51,8 +56,10 @@ interface Block {
 
 type Send = () => Promise<void>;
 
-async function bundleWorker(entry: string, outfile: string): Promise<string> {
+/** Bundles like Wrangler does for the door's configs, module aliases included (the SDK shim, issue 21). */
+export async function bundleWorker(entry: string, outfile: string): Promise<string> {
   await build({
+    alias: wranglerAliases(),
     entryPoints: [entry],
     outfile,
     bundle: true,
@@ -227,7 +234,7 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
           const echoMedian = median(slot.echo.map((block) => block[metric.key]));
           const digits = metric.unit === "ms" ? 3 : 0;
           report.record(
-            { benchmark: BENCH, measurement: `${pair.tool}, ${mode.label}: ${metric.label}`, value: summary.median, unit: "×", budget: `≤ ${GATE}`, kind: "gate" },
+            { benchmark: BENCH, measurement: `${pair.tool}, ${mode.label}: ${metric.label}`, value: summary.median, unit: "×", budget: GATES.map((gate) => `≤ ${gate}`).join(" and "), kind: "gate" },
             summary.median <= GATE,
             {
               spread: `${summary.min.toFixed(2)}–${summary.max.toFixed(2)} over ${summary.rounds} rounds`,
@@ -273,6 +280,7 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
   } finally {
     await mf.dispose();
   }
+  await benchColdStart(report, { root: options.root, door, echo, rounds: Math.max(3, Math.round(rounds * 1.5)) });
 }
 
 /** A sanity check before timing: HTTP 200 and, when given, the expected outcome (else any non-error outcome). */

@@ -13,7 +13,7 @@
  * telemetry; arguments go to the SDK untouched and are never logged; a tool's
  * own outcome is recorded through a listener, never by parsing its text.
  */
-import { createMcpHandler, type AuthInfo, type McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, preloadSchemas, type AuthInfo, type McpServer } from "@modelcontextprotocol/server";
 import { MAX_POST_BODY_BYTES } from "../contracts/limits";
 import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED, toolNameLabel, UNKNOWN_VALUE } from "../contracts/events";
 import type { DoorRequest } from "../edge/pipeline";
@@ -23,6 +23,10 @@ import type { RegisteredTool, ToolOutcome } from "../lib/tool-definition";
 import { mcpAnswerHeaders } from "./http";
 import { readMcpRequest, type McpRequestInfo } from "./request-metadata";
 import { readMcpResponse } from "./response-reading";
+
+// What the SDK's workerd shim did before worker/mcp/sdk-shims.ts replaced it: build
+// the SDK's wire schemas while the isolate warms up, not inside a billed request.
+preloadSchemas();
 
 /** Called once per tool call with what the tool returned, so the wrapper can record it. */
 export type ToolOutcomeListener = (outcome: ToolOutcome) => void;
