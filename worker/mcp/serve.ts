@@ -17,7 +17,6 @@ import { createMcpHandler, preloadSchemas, type AuthInfo, type McpServer } from 
 import { MAX_POST_BODY_BYTES } from "../contracts/limits";
 import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED, toolNameLabel, UNKNOWN_VALUE } from "../contracts/events";
 import type { DoorRequest } from "../edge/pipeline";
-import { withHeaders } from "../edge/responses";
 import { diagnoseArguments } from "../edge/validation-diagnostics";
 import type { RegisteredTool, ToolOutcome } from "../lib/tool-definition";
 import { mcpAnswerHeaders } from "./http";
@@ -71,7 +70,7 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   const sdkResponse =
     serving.authInfo === undefined ? await handler.fetch(sdkRequest) : await handler.fetch(sdkRequest, { authInfo: serving.authInfo });
 
-  const read = await readMcpResponse(sdkResponse, info.methodLabel);
+  const read = await readMcpResponse(sdkResponse, info.methodLabel, mcpAnswerHeaders(req.allowedOrigin));
   if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);
   if (read.outcome !== null) req.telemetry.annotate({ outcome: read.outcome });
   else if (sdkResponse.status >= 500) req.telemetry.annotate({ outcome: "handler_error" });
@@ -85,5 +84,5 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
     req.telemetry.annotate({ tool_result: TOOL_RESULT_UNCLASSIFIED });
   }
 
-  return withHeaders(read.response, mcpAnswerHeaders(req.allowedOrigin));
+  return read.response;
 }
