@@ -4,7 +4,9 @@
  * Gate ≤ 150 KB for every deployable; the monolith (the public door) carries
  * the reported target ≤ 100 KB. Plus the two shape checks shared with the
  * test suite through test/helpers/bundle.ts: the public route table carries
- * no SDK and no zod, the owner gateway no tool code and no MCP SDK.
+ * no SDK and no zod, the owner gateway no tool code and no MCP SDK; and the
+ * monolith and core carry no elicitation-form validator (issue 21: their
+ * source maps list no `@cfworker/json-schema` source).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -32,7 +34,16 @@ export function wranglerBin(): string {
   return join(dirname(require.resolve("wrangler/package.json")), "bin/wrangler.js");
 }
 
+/** The sources of the emitted source maps in `outdir` that match `pattern`. */
+function sourcesMatching(outdir: string, pattern: RegExp): string[] {
+  return readdirSync(outdir)
+    .filter((file) => file.endsWith(".map"))
+    .flatMap((file) => (JSON.parse(readFileSync(join(outdir, file), "utf8")) as { sources: string[] }).sources)
+    .filter((source) => pattern.test(source));
+}
+
 export async function benchBundles(report: Report, options: { root: string; outDir: string }): Promise<void> {
+  const validatorSources: Record<string, string[]> = {};
   for (const [role, config] of DEPLOYABLES) {
     if (!existsSync(join(options.root, config))) {
       report.record({ benchmark: BENCH, measurement: `${role} (${config} not in this build)`, value: null, unit: "KB gzip", budget: `≤ ${GATE_KB}`, kind: "gate" }, null);
@@ -49,10 +60,19 @@ export async function benchBundles(report: Report, options: { root: string; outD
       .filter((file) => /\.(m?js)$/.test(file))
       .reduce((sum, file) => sum + gzipSync(readFileSync(join(outdir, file)), { level: 9 }).byteLength, 0);
     const kb = gzipBytes / 1000;
+    if (role === "monolith" || role === "core") validatorSources[role] = sourcesMatching(outdir, /@cfworker[\\/]json-schema|cfWorkerProvider/);
     report.record(
       { benchmark: BENCH, measurement: role === "monolith" ? "monolith (public door)" : role, value: kb, unit: "KB gzip", budget: `≤ ${GATE_KB}`, kind: "gate" },
       kb <= GATE_KB,
       role === "monolith" ? { target: { budget: `≤ ${MONOLITH_TARGET_KB}`, met: kb <= MONOLITH_TARGET_KB } } : {},
+    );
+  }
+
+  for (const [role, sources] of Object.entries(validatorSources)) {
+    report.record(
+      { benchmark: BENCH, measurement: `${role}: no elicitation-form validator (@cfworker/json-schema)`, value: sources.length, unit: "sources", budget: "0", kind: "gate" },
+      sources.length === 0,
+      sources.length === 0 ? {} : { detail: sources.slice(0, 3).join(", ") },
     );
   }
 

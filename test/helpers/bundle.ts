@@ -3,8 +3,10 @@
  * conditions, minified), in memory, with its metafile: the bundle-input test
  * and `npm run bench` measure the same thing.
  */
+import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { build, type Metafile } from "esbuild";
+import { parseJsonc } from "../../cli/lib/jsonc";
 
 export interface BundleFacts {
   /** Input paths (repository-relative, node_modules included) that the bundler read. */
@@ -15,7 +17,14 @@ export interface BundleFacts {
   gzipBytes: number;
 }
 
-export async function bundleFacts(entry: string): Promise<BundleFacts> {
+/** The module aliases of a Wrangler config (issue 21: the SDK's workerd shim replaced), as esbuild takes them. */
+export function wranglerAliases(config = "wrangler.jsonc"): Record<string, string> {
+  const parsed = parseJsonc(readFileSync(config, "utf8")) as { alias?: Record<string, string> };
+  return { ...parsed.alias };
+}
+
+/** Bundles `entry` with the monolith config's aliases, as Wrangler deploys it; `alias: {}` bundles without them. */
+export async function bundleFacts(entry: string, options: { alias?: Record<string, string> } = {}): Promise<BundleFacts> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -28,6 +37,7 @@ export async function bundleFacts(entry: string): Promise<BundleFacts> {
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["module", "main"],
     external: ["cloudflare:*", "node:*"],
+    alias: options.alias ?? wranglerAliases(),
     logLevel: "silent",
   });
   const metafile: Metafile = result.metafile;

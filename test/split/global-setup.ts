@@ -1,7 +1,7 @@
 /**
  * globalSetup of the "split" project (10 §1): bundles every active auxiliary
  * Worker (./topology.ts) with esbuild, the way Wrangler does (ESM, workerd
- * conditions, `cloudflare:*` left to the runtime), into
+ * conditions, the configs' aliases, `cloudflare:*` left to the runtime), into
  * `dist/test-workers/<name>.mjs`, which vitest.config.ts hands to Miniflare.
  *
  * Each bundle is the real entry module (named exports re-exported unchanged,
@@ -12,6 +12,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { build } from "esbuild";
+import { wranglerAliases } from "../helpers/bundle";
 import { activeAuxiliaryWorkers, bundlePath, TAPS_MODULE } from "./topology";
 
 export default async function bundleAuxiliaryWorkers(): Promise<void> {
@@ -43,6 +44,8 @@ export default async function bundleAuxiliaryWorkers(): Promise<void> {
         conditions: ["workerd", "worker", "browser"],
         mainFields: ["browser", "module", "main"],
         external: ["cloudflare:*"],
+        // The configs' module aliases (the SDK shim, issue 21), as Wrangler applies them.
+        alias: wranglerAliases(),
         sourcemap: true,
         logLevel: "warning",
       });

@@ -9,12 +9,16 @@
  *   a stream right after the response.
  * - Everything else (`subscriptions/listen`, streams for other methods) is
  *   handed back unread with `outcome: stream_opened`.
+ *
+ * The door's own headers are added here, in the one copy a read answer needs
+ * anyway (its body was consumed), rather than in a second copy afterwards.
  */
 import { MCP_STREAMING_METHODS, type Outcome } from "../contracts/events";
 import { isRecord } from "../contracts/guards";
+import { withHeaders } from "../edge/responses";
 
 interface ReadMcpResponse {
-  /** The response to return: the original when unread, or a copy rebuilt from the text read. */
+  /** The response to return, with the added headers: a copy of the original when unread, or rebuilt from the text read. */
   response: Response;
   outcome: Outcome | null;
   rpcErrorCode: number | null;
@@ -22,8 +26,12 @@ interface ReadMcpResponse {
   initializeVersion: string | null;
 }
 
-export async function readMcpResponse(response: Response, methodLabel: string | null): Promise<ReadMcpResponse> {
-  const unread: ReadMcpResponse = { response, outcome: null, rpcErrorCode: null, initializeVersion: null };
+export async function readMcpResponse(
+  response: Response,
+  methodLabel: string | null,
+  addHeaders: Record<string, string>,
+): Promise<ReadMcpResponse> {
+  const unread: ReadMcpResponse = { response: withHeaders(response, addHeaders), outcome: null, rpcErrorCode: null, initializeVersion: null };
   if (response.status === 202 || response.status === 204) {
     return { ...unread, outcome: "notification_accepted" };
   }
@@ -35,7 +43,9 @@ export async function readMcpResponse(response: Response, methodLabel: string | 
   if (!isStream && !contentType.includes("json")) return unread;
 
   const text = await response.text();
-  const rebuilt = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(addHeaders)) headers.set(name, value);
+  const rebuilt = new Response(text, { status: response.status, statusText: response.statusText, headers });
   const messages = isStream ? parseEventStream(text) : parseJsonMessages(text);
   return { ...classifyMessages(messages), response: rebuilt };
 }

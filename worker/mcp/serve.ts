@@ -13,16 +13,19 @@
  * telemetry; arguments go to the SDK untouched and are never logged; a tool's
  * own outcome is recorded through a listener, never by parsing its text.
  */
-import { createMcpHandler, type AuthInfo, type McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, preloadSchemas, type AuthInfo, type McpServer } from "@modelcontextprotocol/server";
 import { MAX_POST_BODY_BYTES } from "../contracts/limits";
 import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED, toolNameLabel, UNKNOWN_VALUE } from "../contracts/events";
 import type { DoorRequest } from "../edge/pipeline";
-import { withHeaders } from "../edge/responses";
 import { diagnoseArguments } from "../edge/validation-diagnostics";
 import type { RegisteredTool, ToolOutcome } from "../lib/tool-definition";
 import { mcpAnswerHeaders } from "./http";
 import { readMcpRequest, type McpRequestInfo } from "./request-metadata";
 import { readMcpResponse } from "./response-reading";
+
+// What the SDK's workerd shim did before worker/mcp/sdk-shims.ts replaced it: build
+// the SDK's wire schemas while the isolate warms up, not inside a billed request.
+preloadSchemas();
 
 /** Called once per tool call with what the tool returned, so the wrapper can record it. */
 export type ToolOutcomeListener = (outcome: ToolOutcome) => void;
@@ -67,7 +70,7 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   const sdkResponse =
     serving.authInfo === undefined ? await handler.fetch(sdkRequest) : await handler.fetch(sdkRequest, { authInfo: serving.authInfo });
 
-  const read = await readMcpResponse(sdkResponse, info.methodLabel);
+  const read = await readMcpResponse(sdkResponse, info.methodLabel, mcpAnswerHeaders(req.allowedOrigin));
   if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);
   if (read.outcome !== null) req.telemetry.annotate({ outcome: read.outcome });
   else if (sdkResponse.status >= 500) req.telemetry.annotate({ outcome: "handler_error" });
@@ -81,5 +84,5 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
     req.telemetry.annotate({ tool_result: TOOL_RESULT_UNCLASSIFIED });
   }
 
-  return withHeaders(read.response, mcpAnswerHeaders(req.allowedOrigin));
+  return read.response;
 }
