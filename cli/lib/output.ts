@@ -12,7 +12,8 @@ import kleur from "kleur";
 import { replaceDisplayControls } from "../../worker/contracts/display-controls";
 import type { CliContext, TextSink } from "./context";
 import type { GlobalOptions } from "./options";
-import { fitCells, layoutTable, type LayoutColumn } from "./table-layout";
+import { hangingWrap, packItems } from "./help-layout";
+import { fitCells, layoutTable, plainColumns, type LayoutColumn } from "./table-layout";
 import { displayWidth, ELLIPSIS, terminalText, wrapToWidth } from "./terminal-text";
 
 
@@ -87,6 +88,12 @@ export function tableCell(value: unknown): string {
   return points.slice(0, CELL_MAX_CODE_POINTS - 1).join("") + ELLIPSIS;
 }
 
+/** A painted prefix of the first line of wrapped text, and how many columns it takes on screen. */
+export interface Lead {
+  text: string;
+  columns: number;
+}
+
 /** Writes for one command run, honouring `--json`, `--quiet` and the colour predicate. */
 export class Output {
   readonly json: boolean;
@@ -127,11 +134,42 @@ export class Output {
     this.ctx.stderr.write(`${this.paint.fail("magnt:")} ${text}\n`);
   }
 
-  /** A cli-table3 table on stdout; every cell goes through `tableCell`. */
-  table(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
-    const table = new Table({ head: head.map((cell) => this.paint.head(tableCell(cell))), style: PLAIN_STYLE });
-    for (const row of rows) table.push(row.map(tableCell));
-    this.ctx.stdout.write(`${table.toString()}\n`);
+  /**
+   * A cli-table3 table on stdout; every cell goes through `tableCell`. It is
+   * fitted to the terminal width like `fittedTable` (08 §3): a table that fits
+   * is drawn as it always was; a wider one has its longest cells cut with …
+   * and, when even that is not enough, its last columns left out (named on
+   * stderr; `--json` has every value).
+   */
+  table(head: readonly string[], rows: readonly (readonly unknown[])[]): string[] {
+    const hidden = this.fittedTable(plainColumns(head), rows);
+    if (hidden.length > 0) this.info(`not shown at ${this.width} columns: ${hidden.join(", ")} (a wider terminal or --json shows them)`);
+    return hidden;
+  }
+
+  /**
+   * A line of prose on stdout wrapped to the terminal width; continuation
+   * lines start with `continuation` (an indent), so a URL or a command is
+   * never broken inside and each wrapped line still fits. A painted `lead`
+   * (a ✔ mark, say) goes before the first line and counts `columns` wide, so
+   * colour codes never count towards the width.
+   */
+  wrapped(text: string, continuation = "  ", lead?: Lead): void {
+    this.withLead(hangingWrap(text, this.width - (lead?.columns ?? 0), continuation), lead);
+  }
+
+  /**
+   * `first` followed by `items` (each `key: value`, say) on as many lines as
+   * the width needs, an item broken only when it alone is wider than a line
+   * (`packItems`); `lead` as for `wrapped`.
+   */
+  wrappedItems(first: string, items: readonly string[], separator: string, continuation: string, lead?: Lead): void {
+    this.withLead(packItems(first, items, separator, this.width - (lead?.columns ?? 0), continuation), lead);
+  }
+
+  private withLead(lines: readonly string[], lead: Lead | undefined): void {
+    const pad = " ".repeat(lead?.columns ?? 0);
+    lines.forEach((line, index) => this.line(`${index === 0 ? (lead?.text ?? "") : pad}${line}`));
   }
 
   /** The width human output is fitted to (see `terminalWidth`). */
