@@ -120,7 +120,8 @@ export function registerDev(program: ParentCommand, ctx: CliContext): void {
               });
         if (options.migrate) {
           const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: false });
-          out.info(result.upToDate ? "local migrations: up to date" : `local migrations applied: ${result.applied.join(", ")}`);
+          // Each applied file already had its own line (applyPendingMigrations).
+          if (result.upToDate) out.info("local migrations: up to date");
         }
         if (split !== undefined) {
           await runOwnerDev(rt, split, telegramApiOrigin);
