@@ -20,7 +20,7 @@ import type { CliContext } from "./lib/context";
 import { CliError, describeUnknown, EXIT, UsageError, type ErrorCode } from "./lib/errors";
 import { helpPointer, reflowHelp } from "./lib/help-layout";
 import { createRootCommand, type RootCommand } from "./lib/options";
-import { terminalWidth } from "./lib/output";
+import { fitMessage, terminalWidth } from "./lib/output";
 
 /** Builds a fresh program bound to a context (one per run, so tests never share state). */
 export function createProgram(ctx: CliContext): RootCommand {
@@ -112,13 +112,13 @@ function reportFailure(ctx: CliContext, error: unknown, state: { json: boolean; 
     return EXIT.usage;
   }
   if (error instanceof CliError) {
-    ctx.stderr.write(`magnt: ${error.message}\n`);
+    ctx.stderr.write(`magnt: ${fitMessage(error.message, ctx.stderr, ctx.env, "magnt: ".length).join("\n")}\n`);
     if (error instanceof UsageError && error.showUsage && !state.json) ctx.stderr.write(`${helpPointer(commandPath(state.command))}\n`);
     writeJsonError(ctx, state.json, error.code, error.message);
     return error.exitCode;
   }
   const message = `unexpected error: ${describeUnknown(error)}`;
-  ctx.stderr.write(`magnt: ${message}\n`);
+  ctx.stderr.write(`magnt: ${fitMessage(message, ctx.stderr, ctx.env, "magnt: ".length).join("\n")}\n`);
   if (ctx.env.MAGNT_DEBUG === "1" && error instanceof Error && error.stack !== undefined) ctx.stderr.write(`${error.stack}\n`);
   writeJsonError(ctx, state.json, "environment", message);
   return EXIT.environment;

@@ -204,13 +204,14 @@ const STOP_LINE = "stop: Ctrl-C (stops every process this run started)";
 function printDoorRun(rt: CommandRuntime, port: number): void {
   const { out } = rt;
   const origin = localOrigin(port);
-  const cronPass = `one cron pass (Telegram outbox, runs on this door, port ${port}): curl ${scheduledUrl(port)}`;
+  // The command on a line of its own: the banner fits 80 columns and the curl line is copied whole (08 §13).
+  const cronPass = [`one cron pass (Telegram outbox, runs on this door, port ${port}):`, `  curl ${scheduledUrl(port)}`];
   if (out.json) {
     out.jsonLine({ url: `${origin}/`, mcp: `${origin}/mcp`, probe: `${origin}/__magnt_probe`, cron: scheduledUrl(port) });
-    out.info(cronPass);
+    for (const line of cronPass) out.info(line);
   } else {
     out.line(`MAGNT door: ${origin}/ (MCP: ${origin}/mcp) — ready`);
-    out.line(cronPass);
+    for (const line of cronPass) out.line(line);
     out.line(STOP_LINE);
   }
 }

@@ -37,11 +37,30 @@ const MIN_WRAP_WIDTH = 20;
  * review contacts | less -S` works); otherwise 80.
  */
 export function terminalWidth(stdout: TextSink, env: Readonly<Record<string, string | undefined>>): number {
-  const columns = "columns" in stdout ? (stdout as { columns?: unknown }).columns : undefined;
-  if (stdout.isTTY === true && typeof columns === "number" && Number.isSafeInteger(columns) && columns > 0) return columns;
+  return knownTerminalWidth(stdout, env) ?? DEFAULT_TERMINAL_WIDTH;
+}
+
+/** The width of `stream` when it is known (a TTY that reports it, or `COLUMNS`); undefined otherwise. */
+export function knownTerminalWidth(stream: TextSink, env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const columns = "columns" in stream ? (stream as { columns?: unknown }).columns : undefined;
+  if (stream.isTTY === true && typeof columns === "number" && Number.isSafeInteger(columns) && columns > 0) return columns;
   const fromEnv = env.COLUMNS ?? "";
   if (/^[1-9]\d{0,4}$/.test(fromEnv)) return Number(fromEnv);
-  return DEFAULT_TERMINAL_WIDTH;
+  return undefined;
+}
+
+/**
+ * A message for stderr (an error, a warning, progress), wrapped to the
+ * terminal's width when that width is known, continuation lines indented.
+ * Piped to a log with no `COLUMNS`, every message stays one line, so a log
+ * can still be searched line by line (docs/decisions.md). `lead` is the
+ * plain-text prefix the caller paints and puts before the first line.
+ */
+export function fitMessage(text: string, stream: TextSink, env: Readonly<Record<string, string | undefined>>, leadColumns = 0): string[] {
+  const width = knownTerminalWidth(stream, env);
+  const lines = text.split("\n");
+  if (width === undefined) return lines;
+  return lines.flatMap((line, index) => hangingWrap(line, width - (index === 0 ? leadColumns : 0), "  "));
 }
 
 /**
@@ -121,17 +140,17 @@ export class Output {
 
   /** Progress or information on stderr; suppressed by `--quiet`. */
   info(text: string): void {
-    if (!this.quiet) this.ctx.stderr.write(`${text}\n`);
+    if (!this.quiet) this.ctx.stderr.write(`${fitMessage(text, this.ctx.stderr, this.ctx.env).join("\n")}\n`);
   }
 
   /** A warning on stderr; suppressed by `--quiet` like other informational lines. */
   warn(text: string): void {
-    if (!this.quiet) this.ctx.stderr.write(`${this.paint.warn("warning:")} ${text}\n`);
+    if (!this.quiet) this.ctx.stderr.write(`${this.paint.warn("warning:")} ${fitMessage(text, this.ctx.stderr, this.ctx.env, "warning: ".length).join("\n")}\n`);
   }
 
   /** An error line on stderr; never suppressed. */
   error(text: string): void {
-    this.ctx.stderr.write(`${this.paint.fail("magnt:")} ${text}\n`);
+    this.ctx.stderr.write(`${this.paint.fail("magnt:")} ${fitMessage(text, this.ctx.stderr, this.ctx.env, "magnt: ".length).join("\n")}\n`);
   }
 
   /**

@@ -32,7 +32,7 @@ describe("npm start", () => {
 
   it("prints the door's URL, the cron pass on its port and how to stop", () => {
     expect(door!.output()).toContain(`MAGNT door: http://localhost:${door!.port}/ (MCP: http://localhost:${door!.port}/mcp) — ready`);
-    expect(door!.output()).toContain(`one cron pass (Telegram outbox, runs on this door, port ${door!.port}): curl http://127.0.0.1:${door!.port}/cdn-cgi/handler/scheduled`);
+    expect(door!.output()).toContain(`one cron pass (Telegram outbox, runs on this door, port ${door!.port}):\n  curl http://127.0.0.1:${door!.port}/cdn-cgi/handler/scheduled\n`);
     expect(door!.output()).toContain(READY_LINE);
   });
 
