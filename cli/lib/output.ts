@@ -167,14 +167,17 @@ export class Output {
   }
 
   /**
-   * A line of prose on stdout wrapped to the terminal width; continuation
-   * lines start with `continuation` (an indent), so a URL or a command is
-   * never broken inside and each wrapped line still fits. A painted `lead`
+   * A line of prose on stdout wrapped to the terminal width when that width
+   * is known (piped without `COLUMNS` it stays one line, like stderr
+   * messages, docs/decisions.md); continuation lines start with
+   * `continuation` (an indent), so a URL or a command is never broken inside
+   * and each wrapped line still fits. A painted `lead`
    * (a ✔ mark, say) goes before the first line and counts `columns` wide, so
    * colour codes never count towards the width.
    */
   wrapped(text: string, continuation = "  ", lead?: Lead): void {
-    this.withLead(hangingWrap(text, this.width - (lead?.columns ?? 0), continuation), lead);
+    const width = this.knownWidth;
+    this.withLead(width === undefined ? [text] : hangingWrap(text, width - (lead?.columns ?? 0), continuation), lead);
   }
 
   /**
@@ -183,12 +186,18 @@ export class Output {
    * (`packItems`); `lead` as for `wrapped`.
    */
   wrappedItems(first: string, items: readonly string[], separator: string, continuation: string, lead?: Lead): void {
-    this.withLead(packItems(first, items, separator, this.width - (lead?.columns ?? 0), continuation), lead);
+    const width = this.knownWidth;
+    this.withLead(width === undefined ? [`${first}${items.join(separator)}`] : packItems(first, items, separator, width - (lead?.columns ?? 0), continuation), lead);
   }
 
   private withLead(lines: readonly string[], lead: Lead | undefined): void {
     const pad = " ".repeat(lead?.columns ?? 0);
     lines.forEach((line, index) => this.line(`${index === 0 ? (lead?.text ?? "") : pad}${line}`));
+  }
+
+  /** The terminal's width when known (a TTY, or `COLUMNS`): prose is wrapped only then, so piped lines stay whole. */
+  get knownWidth(): number | undefined {
+    return knownTerminalWidth(this.ctx.stdout, this.ctx.env);
   }
 
   /** The width human output is fitted to (see `terminalWidth`). */

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import * as childProcess from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandUnknownOpts } from "@commander-js/extra-typings";
 import { createProgram } from "../../cli/program";
@@ -146,6 +146,17 @@ describe.each(WIDTHS)("at %i columns", (width) => {
     for (const file of ["wrangler.core.jsonc", "wrangler.gateway.jsonc", "wrangler.owner.jsonc"]) copyFileSync(join(REPO_ROOT, file), join(dir, file));
     wideDatabase();
     for (const argv of [["flags", "list"], ["flags", "list", "--owner"]]) {
+      const run = await at(width, argv, { cwd: dir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(wideLines(run, width)).toEqual([]);
+    }
+  });
+
+  it("flags enable and disable fit (the .dev.vars path, the restart hint, the dependants' warning)", async () => {
+    const dir = tempProject();
+    writeFileSync(join(dir, ".dev.vars"), "TELEGRAM_BOT_TOKEN=123:abc\nTELEGRAM_OWNER_CHAT_ID=42\n");
+    wideDatabase();
+    for (const argv of [["flags", "enable", "TELEGRAM_NOTIFICATIONS_ENABLED", "--yes"], ["flags", "enable", "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED", "--yes"], ["flags", "disable", "TELEGRAM_NOTIFICATIONS_ENABLED", "--yes"]]) {
       const run = await at(width, argv, { cwd: dir });
       expect(run.code, run.stderr).toBe(0);
       expect(wideLines(run, width)).toEqual([]);

@@ -49,7 +49,7 @@ export function registerFlagsDisable(flags: ParentCommand, ctx: CliContext): voi
         }
         if (out.json) out.jsonLine(flagResult(spec, flagTarget, offState, checks));
         else {
-          out.line(present ? `${spec.name} disabled in ${flagTarget.where}` : `${spec.name} was not set in ${flagTarget.where}: nothing to do`);
+          out.wrapped(present ? `${spec.name} disabled in ${flagTarget.where}` : `${spec.name} was not set in ${flagTarget.where}: nothing to do`);
           if (present && flagTarget.mode === "local") out.info(restartHint(flagTarget));
         }
       }),

@@ -60,7 +60,7 @@ export function registerFlagsEnable(flags: ParentCommand, ctx: CliContext): void
         const state = flagTarget.mode === "local" ? "on" : "secret_set";
         if (out.json) out.jsonLine(flagResult(spec, flagTarget, state, checks));
         else {
-          out.line(`${spec.name} enabled (${spec.enableValue}) in ${flagTarget.where}`);
+          out.wrapped(`${spec.name} enabled (${spec.enableValue}) in ${flagTarget.where}`);
           if (flagTarget.mode === "local") out.info(restartHint(flagTarget));
         }
       }),
