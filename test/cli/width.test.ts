@@ -83,6 +83,15 @@ describe.each(WIDTHS)("at %i columns", (width) => {
     expect(wideLines(run, width)).toEqual([]);
   });
 
+  it("help wraps to this width, not to a fixed one (the epilogues too)", async () => {
+    for (const path of [["review"], ["flags", "enable"], ["dev"]]) {
+      const run = await at(width, [...path, "--help"]);
+      const longest = Math.max(...run.stdout.split("\n").map(displayWidth));
+      expect(longest, path.join(" ")).toBeLessThanOrEqual(width);
+      expect(longest, path.join(" ")).toBeGreaterThan(width - 15);
+    }
+  });
+
   it.each([
     ["an unknown option", ["review", "contacts", "--limt", "5"]],
     ["an unknown command", ["frobnicate"]],
