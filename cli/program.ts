@@ -18,16 +18,20 @@ import { registerSmoke } from "./commands/smoke";
 import { examples } from "./lib/command";
 import type { CliContext } from "./lib/context";
 import { CliError, describeUnknown, EXIT, UsageError, type ErrorCode } from "./lib/errors";
+import { helpPointer, reflowHelp } from "./lib/help-layout";
 import { createRootCommand, type RootCommand } from "./lib/options";
+import { fitMessage, terminalWidth } from "./lib/output";
 
 /** Builds a fresh program bound to a context (one per run, so tests never share state). */
 export function createProgram(ctx: CliContext): RootCommand {
   const program = createRootCommand()
     .exitOverride()
-    .showHelpAfterError()
     .configureOutput({
-      writeOut: (text) => ctx.stdout.write(text),
-      writeErr: (text) => ctx.stderr.write(text),
+      // Help and usage errors fit the terminal they are written to (08 §3; cli/lib/help-layout.ts).
+      writeOut: (text) => ctx.stdout.write(reflowHelp(text, terminalWidth(ctx.stdout, ctx.env))),
+      writeErr: (text) => ctx.stderr.write(reflowHelp(text, terminalWidth(ctx.stderr, ctx.env))),
+      getOutHelpWidth: () => terminalWidth(ctx.stdout, ctx.env),
+      getErrHelpWidth: () => terminalWidth(ctx.stderr, ctx.env),
     })
     .addHelpText(
       "after",
@@ -55,10 +59,20 @@ export function createProgram(ctx: CliContext): RootCommand {
   registerOutbox(untyped, ctx);
   registerDeployGuard(program, ctx);
   registerMetrics(program, ctx);
+  // A usage error is the message, commander's "Did you mean" when it has one, and one line
+  // pointing to --help: never the whole help, which would scroll the message away (08 §3).
+  program.showHelpAfterError(helpPointer(commandPath(program)));
   for (const command of allCommands(program)) {
-    command.exitOverride().showHelpAfterError().configureOutput(program.configureOutput());
+    command.exitOverride().showHelpAfterError(helpPointer(commandPath(command))).configureOutput(program.configureOutput());
   }
   return program;
+}
+
+/** `magnt flags enable`: the names from the root down to `command`. */
+function commandPath(command: CommandUnknownOpts): string {
+  const names: string[] = [];
+  for (let at: CommandUnknownOpts | null = command; at !== null; at = at.parent) names.unshift(at.name());
+  return names.join(" ");
 }
 
 function allCommands(command: CommandUnknownOpts): CommandUnknownOpts[] {
@@ -93,20 +107,18 @@ function wantsJson(argv: readonly string[]): boolean {
 function reportFailure(ctx: CliContext, error: unknown, state: { json: boolean; command: CommandUnknownOpts }): number {
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
-    // Commander has already printed its message (and the help) to stderr.
+    // Commander has already printed its message (and the line pointing to --help) to stderr.
     writeJsonError(ctx, state.json, "usage", error.message.replace(/^error:\s*/i, ""));
     return EXIT.usage;
   }
   if (error instanceof CliError) {
-    ctx.stderr.write(`magnt: ${error.message}\n`);
-    if (error instanceof UsageError && error.showUsage && !state.json) {
-      ctx.stderr.write(`\n${state.command.helpInformation()}`);
-    }
+    ctx.stderr.write(`magnt: ${fitMessage(error.message, ctx.stderr, ctx.env, "magnt: ".length).join("\n")}\n`);
+    if (error instanceof UsageError && error.showUsage && !state.json) ctx.stderr.write(`${helpPointer(commandPath(state.command))}\n`);
     writeJsonError(ctx, state.json, error.code, error.message);
     return error.exitCode;
   }
   const message = `unexpected error: ${describeUnknown(error)}`;
-  ctx.stderr.write(`magnt: ${message}\n`);
+  ctx.stderr.write(`magnt: ${fitMessage(message, ctx.stderr, ctx.env, "magnt: ".length).join("\n")}\n`);
   if (ctx.env.MAGNT_DEBUG === "1" && error instanceof Error && error.stack !== undefined) ctx.stderr.write(`${error.stack}\n`);
   writeJsonError(ctx, state.json, "environment", message);
   return EXIT.environment;

@@ -37,20 +37,25 @@ const USAGE = `Usage: node scripts/github-stand-in.mjs [options]
 A loopback stand-in for GitHub's OAuth endpoints (the owner link flow, offline).
 
 Options:
-  --port <n>             port to listen on (default 0: a free port, printed when listening)
-  --host <addr>          127.0.0.1 (default), localhost or ::1
-  --id <n>               numeric GitHub id it signs in as (default $OWNER_GITHUB_ID, else 1)
-  --login <name>         login it reports (default local-owner)
-  --client-id <id>       accept only this client id (default $GITHUB_CLIENT_ID; unset: any)
-  --client-secret <s>    accept only this client secret (default $GITHUB_CLIENT_SECRET; unset: any)
-  --auto                 approve at once instead of showing its Authorize page
-  -h, --help             show this help
+  --port <n>           port to listen on (default 0: a free port, printed when
+                       listening)
+  --host <addr>        127.0.0.1 (default), localhost or ::1
+  --id <n>             numeric GitHub id it signs in as (default
+                       $OWNER_GITHUB_ID, else 1)
+  --login <name>       login it reports (default local-owner)
+  --client-id <id>     accept only this client id (default $GITHUB_CLIENT_ID;
+                       unset: any)
+  --client-secret <s>  accept only this client secret (default
+                       $GITHUB_CLIENT_SECRET; unset: any)
+  --auto               approve at once instead of showing its Authorize page
+  -h, --help           show this help
 
 Then set GITHUB_OAUTH_ORIGIN and GITHUB_API_ORIGIN to the origin it prints
 (npm start -- --owner runs it by itself).`;
 
 function fail(message) {
-  console.error(`github-stand-in: ${message}\n\n${USAGE}`);
+  // The message and one line pointing to --help, as magnt's own usage errors (08 §3).
+  console.error(`github-stand-in: ${message}\nRun "node scripts/github-stand-in.mjs --help" for usage.`);
   process.exit(2);
 }
 

@@ -19,20 +19,25 @@ import { parseArgs } from "node:util";
 
 const USAGE = `Usage: node scripts/telegram-stand-in.mjs [options]
 
-A loopback stand-in for the Telegram Bot API: answers POST /bot<token>/sendMessage
-and prints one JSON line per request on stdout (the token masked).
+A loopback stand-in for the Telegram Bot API: answers
+POST /bot<token>/sendMessage and prints one JSON line per request on stdout
+(the token masked).
 
 Options:
-  --port <n>        port to listen on (default 0: a free port, printed when listening)
+  --port <n>        port to listen on (default 0: a free port, printed when
+                    listening)
   --host <addr>     127.0.0.1 (default), localhost or ::1
-  --answers <list>  the first answers in order: ok, a status such as 500, or 429:<retry_after>
+  --answers <list>  the first answers in order: ok, a status such as 500, or
+                    429:<retry_after>
   -h, --help        show this help
 
-Then point the door at the origin it prints: TELEGRAM_API_ORIGIN in .dev.vars, or
-npm start -- --telegram-api-origin <origin> (npm start -- --owner runs it by itself).`;
+Then point the door at the origin it prints: TELEGRAM_API_ORIGIN in .dev.vars,
+or npm start -- --telegram-api-origin <origin> (npm start -- --owner runs it by
+itself).`;
 
 function fail(message) {
-  process.stderr.write(`telegram-stand-in: ${message}\n\n${USAGE}\n`);
+  // The message and one line pointing to --help, as magnt's own usage errors (08 §3).
+  process.stderr.write(`telegram-stand-in: ${message}\nRun "node scripts/telegram-stand-in.mjs --help" for usage.\n`);
   process.exit(2);
 }
 

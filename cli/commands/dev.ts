@@ -120,7 +120,8 @@ export function registerDev(program: ParentCommand, ctx: CliContext): void {
               });
         if (options.migrate) {
           const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: false });
-          out.info(result.upToDate ? "local migrations: up to date" : `local migrations applied: ${result.applied.join(", ")}`);
+          // Each applied file already had its own line (applyPendingMigrations).
+          if (result.upToDate) out.info("local migrations: up to date");
         }
         if (split !== undefined) {
           await runOwnerDev(rt, split, telegramApiOrigin);
@@ -203,13 +204,14 @@ const STOP_LINE = "stop: Ctrl-C (stops every process this run started)";
 function printDoorRun(rt: CommandRuntime, port: number): void {
   const { out } = rt;
   const origin = localOrigin(port);
-  const cronPass = `one cron pass (Telegram outbox, runs on this door, port ${port}): curl ${scheduledUrl(port)}`;
+  // The command on a line of its own: the banner fits 80 columns and the curl line is copied whole (08 §13).
+  const cronPass = [`one cron pass (Telegram outbox, runs on this door, port ${port}):`, `  curl ${scheduledUrl(port)}`];
   if (out.json) {
     out.jsonLine({ url: `${origin}/`, mcp: `${origin}/mcp`, probe: `${origin}/__magnt_probe`, cron: scheduledUrl(port) });
-    out.info(cronPass);
+    for (const line of cronPass) out.info(line);
   } else {
     out.line(`MAGNT door: ${origin}/ (MCP: ${origin}/mcp) — ready`);
-    out.line(cronPass);
+    for (const line of cronPass) out.line(line);
     out.line(STOP_LINE);
   }
 }

@@ -42,7 +42,7 @@ export function registerMigrate(program: ParentCommand, ctx: CliContext): void {
         const result = await applyPendingMigrations(ctx, out, target, globals, { confirmRemote: true });
         if (out.json) out.jsonLine({ mode: target.mode, up_to_date: result.upToDate, applied: result.applied });
         else if (result.upToDate) out.line(`up to date (${target.mode})`);
-        else out.line(`applied (${target.mode}): ${result.applied.join(", ")}`);
+        else out.wrappedItems(`applied (${target.mode}): `, result.applied.map((name, index) => (index < result.applied.length - 1 ? `${name},` : name)), " ", "  ");
       }),
     );
 }

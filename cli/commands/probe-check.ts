@@ -16,9 +16,22 @@ import { CheckFailed, EnvironmentError } from "../lib/errors";
 import { controlledFetch, parseHttpUrl, type ReachTracker } from "../lib/http";
 import { parseChoiceOption, parseIntegerOption } from "../lib/options";
 import { PROBE_FIELDS, PROBE_PATH } from "../lib/probe-fields";
+import type { LayoutColumn } from "../lib/table-layout";
 
 export const PROBE_DEFAULT_TIMEOUT_MS = 10_000;
 const DIALOGUE_EXPECTATIONS = ["on", "off", "any"] as const;
+
+/**
+ * The human table: the check's name and verdict always whole; the values cut
+ * to what is left (at 80 columns both keep 16 or more), the actual value
+ * before the expected one when one must go. `--json` has them whole.
+ */
+const PROBE_TABLE: readonly LayoutColumn[] = [
+  { name: "check", shape: "id", priority: 1 },
+  { name: "ok", shape: "word", priority: 2 },
+  { name: "expected", shape: "text", priority: 4, minWidth: 10 },
+  { name: "actual", shape: "text", priority: 3, minWidth: 10 },
+];
 
 export interface ProbeCheck {
   id: string;
@@ -75,10 +88,11 @@ export function registerProbeCheck(program: ParentCommand, ctx: CliContext): voi
         if (rt.out.json) rt.out.jsonLine({ url: probeUrl.href, ok, checks });
         else {
           rt.out.line(probeUrl.href);
-          rt.out.table(
-            ["check", "ok", "expected", "actual"],
+          const hidden = rt.out.fittedTable(
+            PROBE_TABLE,
             checks.map((check) => [check.id, check.ok ? rt.out.paint.ok("ok") : rt.out.paint.fail("FAIL"), check.expected, check.actual]),
           );
+          if (hidden.length > 0) rt.out.info(`not shown at ${rt.out.width} columns: ${hidden.join(", ")} (a wider terminal or --json shows them)`);
         }
         if (!ok) {
           const failed = checks.filter((check) => !check.ok).map((check) => check.id);

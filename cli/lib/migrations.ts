@@ -174,19 +174,27 @@ export async function applyPendingMigrations(
     throw new CheckFailed(`migrations are inconsistent (${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}); nothing was applied`);
   }
   if (report.pending.length === 0) return { applied: [], upToDate: true };
-  out.info(`pending migrations (${target.mode}): ${report.pending.join(", ")}`);
+  out.info(`applying ${report.pending.length} pending migration${report.pending.length === 1 ? "" : "s"} (${target.mode})`);
   if (target.mode === "remote" && options.confirmRemote) {
     await requireConfirmation(ctx, globals, `Apply ${report.pending.length} migration(s) to the remote database of ${target.config.path}?`);
   }
+  // Wrangler prints its table of migrations again for every step (about 150 lines for seven
+  // files): its output is shown with --verbose, and on a failure, instead of one line per file.
+  const verbose = globals.verbose === true;
   const run = await runWrangler(ctx, ["d1", "migrations", "apply", DATABASE, ...targetArgs(target)], {
     mode: target.mode,
     quiet: out.quiet,
     nonInteractive: true,
-    forwardStdout: true,
+    forwardStdout: verbose,
+    forwardStderr: verbose,
   });
-  if (run.code !== 0) throw new EnvironmentError(`wrangler d1 migrations apply failed (exit ${run.code})`);
+  if (run.code !== 0) {
+    if (!verbose && !out.quiet) ctx.stderr.write(`${run.stdout}${run.stderr}`.trimEnd() + "\n");
+    throw new EnvironmentError(`wrangler d1 migrations apply failed (exit ${run.code})`);
+  }
   const after = new Set(await readAppliedMigrations(ctx, target, out.quiet));
   const missing = report.pending.filter((name) => !after.has(name));
   if (missing.length > 0) throw new EnvironmentError(`still pending after wrangler d1 migrations apply: ${missing.join(", ")}`);
+  for (const name of report.pending) out.info(`migration applied: ${name}`);
   return { applied: report.pending, upToDate: false };
 }

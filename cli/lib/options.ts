@@ -26,7 +26,8 @@ export function createRootCommand() {
     .option("--persist-to <dir>", "local state directory (local mode only)")
     .option("--yes", "answer yes to every confirmation")
     .option("--no-color", "disable colour (also NO_COLOR; FORCE_COLOR=1 forces it)")
-    .option("--quiet", "suppress progress and informational stderr lines");
+    .option("--quiet", "suppress progress and informational stderr lines")
+    .option("--verbose", "also show Wrangler's own output (the migration tables of migrate and dev)");
 }
 
 export type RootCommand = ReturnType<typeof createRootCommand>;

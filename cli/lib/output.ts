@@ -12,7 +12,8 @@ import kleur from "kleur";
 import { replaceDisplayControls } from "../../worker/contracts/display-controls";
 import type { CliContext, TextSink } from "./context";
 import type { GlobalOptions } from "./options";
-import { fitCells, layoutTable, type LayoutColumn } from "./table-layout";
+import { hangingWrap, packItems } from "./help-layout";
+import { fitCells, layoutTable, plainColumns, type LayoutColumn } from "./table-layout";
 import { displayWidth, ELLIPSIS, terminalText, wrapToWidth } from "./terminal-text";
 
 
@@ -36,11 +37,30 @@ const MIN_WRAP_WIDTH = 20;
  * review contacts | less -S` works); otherwise 80.
  */
 export function terminalWidth(stdout: TextSink, env: Readonly<Record<string, string | undefined>>): number {
-  const columns = "columns" in stdout ? (stdout as { columns?: unknown }).columns : undefined;
-  if (stdout.isTTY === true && typeof columns === "number" && Number.isSafeInteger(columns) && columns > 0) return columns;
+  return knownTerminalWidth(stdout, env) ?? DEFAULT_TERMINAL_WIDTH;
+}
+
+/** The width of `stream` when it is known (a TTY that reports it, or `COLUMNS`); undefined otherwise. */
+export function knownTerminalWidth(stream: TextSink, env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const columns = "columns" in stream ? (stream as { columns?: unknown }).columns : undefined;
+  if (stream.isTTY === true && typeof columns === "number" && Number.isSafeInteger(columns) && columns > 0) return columns;
   const fromEnv = env.COLUMNS ?? "";
   if (/^[1-9]\d{0,4}$/.test(fromEnv)) return Number(fromEnv);
-  return DEFAULT_TERMINAL_WIDTH;
+  return undefined;
+}
+
+/**
+ * A message for stderr (an error, a warning, progress), wrapped to the
+ * terminal's width when that width is known, continuation lines indented.
+ * Piped to a log with no `COLUMNS`, every message stays one line, so a log
+ * can still be searched line by line (docs/decisions.md). `lead` is the
+ * plain-text prefix the caller paints and puts before the first line.
+ */
+export function fitMessage(text: string, stream: TextSink, env: Readonly<Record<string, string | undefined>>, leadColumns = 0): string[] {
+  const width = knownTerminalWidth(stream, env);
+  const lines = text.split("\n");
+  if (width === undefined) return lines;
+  return lines.flatMap((line, index) => hangingWrap(line, width - (index === 0 ? leadColumns : 0), "  "));
 }
 
 /**
@@ -87,6 +107,12 @@ export function tableCell(value: unknown): string {
   return points.slice(0, CELL_MAX_CODE_POINTS - 1).join("") + ELLIPSIS;
 }
 
+/** A painted prefix of the first line of wrapped text, and how many columns it takes on screen. */
+export interface Lead {
+  text: string;
+  columns: number;
+}
+
 /** Writes for one command run, honouring `--json`, `--quiet` and the colour predicate. */
 export class Output {
   readonly json: boolean;
@@ -114,24 +140,64 @@ export class Output {
 
   /** Progress or information on stderr; suppressed by `--quiet`. */
   info(text: string): void {
-    if (!this.quiet) this.ctx.stderr.write(`${text}\n`);
+    if (!this.quiet) this.ctx.stderr.write(`${fitMessage(text, this.ctx.stderr, this.ctx.env).join("\n")}\n`);
   }
 
   /** A warning on stderr; suppressed by `--quiet` like other informational lines. */
   warn(text: string): void {
-    if (!this.quiet) this.ctx.stderr.write(`${this.paint.warn("warning:")} ${text}\n`);
+    if (!this.quiet) this.ctx.stderr.write(`${this.paint.warn("warning:")} ${fitMessage(text, this.ctx.stderr, this.ctx.env, "warning: ".length).join("\n")}\n`);
   }
 
   /** An error line on stderr; never suppressed. */
   error(text: string): void {
-    this.ctx.stderr.write(`${this.paint.fail("magnt:")} ${text}\n`);
+    this.ctx.stderr.write(`${this.paint.fail("magnt:")} ${fitMessage(text, this.ctx.stderr, this.ctx.env, "magnt: ".length).join("\n")}\n`);
   }
 
-  /** A cli-table3 table on stdout; every cell goes through `tableCell`. */
-  table(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
-    const table = new Table({ head: head.map((cell) => this.paint.head(tableCell(cell))), style: PLAIN_STYLE });
-    for (const row of rows) table.push(row.map(tableCell));
-    this.ctx.stdout.write(`${table.toString()}\n`);
+  /**
+   * A cli-table3 table on stdout; every cell goes through `tableCell`. It is
+   * fitted to the terminal width like `fittedTable` (08 §3): a table that fits
+   * is drawn as it always was; a wider one has its longest cells cut with …
+   * and, when even that is not enough, its last columns left out (named on
+   * stderr; `--json` has every value).
+   */
+  table(head: readonly string[], rows: readonly (readonly unknown[])[]): string[] {
+    const hidden = this.fittedTable(plainColumns(head), rows);
+    if (hidden.length > 0) this.info(`not shown at ${this.width} columns: ${hidden.join(", ")} (a wider terminal or --json shows them)`);
+    return hidden;
+  }
+
+  /**
+   * A line of prose on stdout wrapped to the terminal width when that width
+   * is known (piped without `COLUMNS` it stays one line, like stderr
+   * messages, docs/decisions.md); continuation lines start with
+   * `continuation` (an indent), so a URL or a command is never broken inside
+   * and each wrapped line still fits. A painted `lead`
+   * (a ✔ mark, say) goes before the first line and counts `columns` wide, so
+   * colour codes never count towards the width.
+   */
+  wrapped(text: string, continuation = "  ", lead?: Lead): void {
+    const width = this.knownWidth;
+    this.withLead(width === undefined ? [text] : hangingWrap(text, width - (lead?.columns ?? 0), continuation), lead);
+  }
+
+  /**
+   * `first` followed by `items` (each `key: value`, say) on as many lines as
+   * the width needs, an item broken only when it alone is wider than a line
+   * (`packItems`); `lead` as for `wrapped`.
+   */
+  wrappedItems(first: string, items: readonly string[], separator: string, continuation: string, lead?: Lead): void {
+    const width = this.knownWidth;
+    this.withLead(width === undefined ? [`${first}${items.join(separator)}`] : packItems(first, items, separator, width - (lead?.columns ?? 0), continuation), lead);
+  }
+
+  private withLead(lines: readonly string[], lead: Lead | undefined): void {
+    const pad = " ".repeat(lead?.columns ?? 0);
+    lines.forEach((line, index) => this.line(`${index === 0 ? (lead?.text ?? "") : pad}${line}`));
+  }
+
+  /** The terminal's width when known (a TTY, or `COLUMNS`): prose is wrapped only then, so piped lines stay whole. */
+  get knownWidth(): number | undefined {
+    return knownTerminalWidth(this.ctx.stdout, this.ctx.env);
   }
 
   /** The width human output is fitted to (see `terminalWidth`). */

@@ -24,6 +24,8 @@ export interface LayoutColumn {
   shape: ColumnShape;
   /** 1 = shown first and always; larger numbers are dropped first. */
   priority: number;
+  /** For a `text` column: the narrowest it is shown, instead of `TEXT_MIN_WIDTH` (short values such as a check's expected value). */
+  minWidth?: number;
 }
 
 /** The narrowest a text column is shown; below this it is left out instead. */
@@ -51,7 +53,7 @@ export function layoutTable(columns: readonly LayoutColumn[], cells: readonly (r
     const widest = Math.max(displayWidth(column.name), ...cells.map((row) => displayWidth(row[index] ?? "")));
     return column.shape === "text" ? Math.min(widest, TEXT_MAX_WIDTH) : widest;
   });
-  const minimum = columns.map((column, index) => (column.shape === "text" ? Math.min(natural[index]!, TEXT_MIN_WIDTH) : natural[index]!));
+  const minimum = columns.map((column, index) => (column.shape === "text" ? Math.min(natural[index]!, column.minWidth ?? TEXT_MIN_WIDTH) : natural[index]!));
   const byPriority = columns.map((column, index) => ({ column, index })).sort((a, b) => a.column.priority - b.column.priority || a.index - b.index);
 
   const widths = new Map<number, number>();
@@ -87,6 +89,18 @@ export function layoutTable(columns: readonly LayoutColumn[], cells: readonly (r
     hidden: columns.filter((_, index) => !widths.has(index)).map((column) => column.name),
   };
 }
+
+/**
+ * The columns of a plain table (`Output.table`): every column free text that
+ * keeps at least its header's width (and `GENERIC_MIN_WIDTH`), shown in
+ * declared order and dropped from the right when even those minimums do not fit.
+ */
+export function plainColumns(head: readonly string[]): LayoutColumn[] {
+  return head.map((name, index) => ({ name, shape: "text", priority: index + 1, minWidth: Math.max(GENERIC_MIN_WIDTH, displayWidth(name)) }));
+}
+
+/** The narrowest a column of a plain table is cut to. */
+export const GENERIC_MIN_WIDTH = 8;
 
 /** The head and rows of a laid-out table, every cell cut to its column's width. */
 export function fitCells(layout: TableLayout, cells: readonly (readonly string[])[]): { head: string[]; rows: string[][]; colWidths: number[] } {

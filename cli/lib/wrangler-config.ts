@@ -111,7 +111,14 @@ export function readWranglerConfig(path: string, cwd: string, envName?: string):
   try {
     text = readFileSync(absolutePath, "utf8");
   } catch (error) {
-    throw new EnvironmentError(`cannot read Wrangler config ${path}: ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    // Most often magnt run outside the repository: say what was looked for, where, and the two ways out (08 §3).
+    if (code === "ENOENT") {
+      throw new EnvironmentError(
+        `no Wrangler config ${path} in ${cwd}: run magnt in the repository (npm ci there first), or pass --config <path to a wrangler config>`,
+      );
+    }
+    throw new EnvironmentError(`cannot read Wrangler config ${path}: ${code ?? "unreadable"}`);
   }
   let parsed: unknown;
   try {

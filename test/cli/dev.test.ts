@@ -228,7 +228,7 @@ describe("magnt dev", () => {
     // Its own free inspector port, so two doors started at once never race for 9229.
     expect(Number.isInteger(inspector) && inspector > 0 && inspector !== port).toBe(true);
     expect(run.lines).toContain(`MAGNT door: http://localhost:${port}/ (MCP: http://localhost:${port}/mcp) — ready`);
-    expect(run.lines).toContain(`one cron pass (Telegram outbox, runs on this door, port ${port}): curl http://127.0.0.1:${port}/cdn-cgi/handler/scheduled`);
+    expect(run.stdout).toContain(`one cron pass (Telegram outbox, runs on this door, port ${port}):\n  curl http://127.0.0.1:${port}/cdn-cgi/handler/scheduled\n`);
     // The two 503s came before the announcement; the 200 that made it ready too.
     expect(fake.served.answers).toEqual(["503", "503", "200"]);
     expect(fake.served.printedAt.every((printed) => !printed.includes("MAGNT door:"))).toBe(true);

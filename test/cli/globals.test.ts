@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import * as childProcess from "node:child_process";
 import { colourEnabled, tableCell } from "../../cli/lib/output";
-import { d1Rows, installFakeWrangler, runMagnt } from "./harness";
+import { d1Rows, installFakeWrangler, runMagnt, tempProject } from "./harness";
 
 vi.mock("node:child_process", async (importOriginal) => ({ ...(await importOriginal<typeof import("node:child_process")>()), spawn: vi.fn() }));
 const spawnMock = vi.mocked(childProcess.spawn);
@@ -41,12 +41,27 @@ describe("version and help", () => {
 });
 
 describe("usage errors", () => {
-  it("an unknown option exits 2 and prints usage to stderr", async () => {
+  it("an unknown option exits 2: the message and one line pointing to --help, not the whole help", async () => {
     const run = await runMagnt(["smoke", "--bogus"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("unknown option '--bogus'");
-    expect(run.stderr).toContain("Usage: magnt smoke");
+    expect(run.stderr).toContain('Run "magnt smoke --help" for usage.');
+    expect(run.stderr).not.toContain("Options:");
+    expect(run.stderr.trimEnd().split("\n").length).toBeLessThanOrEqual(3);
     expect(run.stdout).toBe("");
+  });
+
+  it.each([
+    [["review", "contacts", "--limt", "5"], "(Did you mean --limit?)", "magnt review"],
+    [["migrat"], "(Did you mean migrate?)", "magnt"],
+    [["flags", "enable", "dialogue_enabled", "--yes"], "(Did you mean DIALOGUE_ENABLED?)", "magnt flags enable"],
+    [["flags", "disable", "TELEGRAM_NOTIFICATION_ENABLED", "--yes"], "(Did you mean TELEGRAM_NOTIFICATIONS_ENABLED?)", "magnt flags disable"],
+  ])("%j: the message, the suggestion and one line pointing to --help", async (argv, suggestion, command) => {
+    const run = await runMagnt(argv, { cwd: tempProject() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(suggestion);
+    expect(run.stderr.trimEnd().split("\n").at(-1)).toBe(`Run "${command} --help" for usage.`);
+    expect(run.stderr).not.toContain("Options:");
   });
 
   it("an unknown command exits 2", async () => {

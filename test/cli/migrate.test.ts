@@ -188,3 +188,47 @@ describe("magnt migrate (apply)", () => {
     expect(apply.args).toEqual(["d1", "migrations", "apply", "CONTACTS", "--config", "wrangler.jsonc", "--remote"]);
   });
 });
+
+describe("quiet apply (issue 22, 08 §7)", () => {
+  const TABLE = "Migrations to be applied:\n┌──────┐\n│ name │\n└──────┘\n";
+  /** As `fakeDatabase`, with Wrangler printing its table on stdout and a line on stderr, or failing. */
+  function chattyDatabase(options: { fail?: boolean } = {}) {
+    let applied: string[] = [];
+    return installFakeWrangler(spawnMock, (args) => {
+      if (args[1] === "migrations") {
+        if (options.fail === true) return { code: 1, stdout: TABLE, stderr: "✘ [ERROR] near \"TABLE\": syntax error\n" };
+        applied = [...ALL];
+        return { code: 0, stdout: TABLE.repeat(ALL.length), stderr: "🤖 Using fallback value in non-interactive context: yes\n" };
+      }
+      return applied.length === 0 ? d1Error("no such table: d1_migrations: SQLITE_ERROR") : rows(applied);
+    });
+  }
+
+  it("one line per migration applied, none of Wrangler's output", async () => {
+    chattyDatabase();
+    const run = await runMagnt(["migrate"], { cwd: tempProject() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.split("\n").filter((line) => line.startsWith("migration applied: "))).toEqual(ALL.map((name) => `migration applied: ${name}`));
+    expect(run.stderr).not.toContain("Migrations to be applied");
+    expect(run.stderr).not.toContain("fallback value");
+  });
+
+  it("--verbose shows Wrangler's own output too", async () => {
+    chattyDatabase();
+    const run = await runMagnt(["migrate", "--verbose"], { cwd: tempProject() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("Migrations to be applied");
+    expect(run.stderr).toContain("fallback value");
+    expect(run.stderr).toContain(`migration applied: ${ALL[0]}`);
+  });
+
+  it("a failing apply shows everything Wrangler printed, then the exit-3 line", async () => {
+    chattyDatabase({ fail: true });
+    const run = await runMagnt(["migrate"], { cwd: tempProject() });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("syntax error");
+    expect(run.stderr).toContain("Migrations to be applied");
+    expect(run.stderr).not.toContain("migration applied:");
+    expect(run.stderr.trimEnd().split("\n").at(-1)).toBe("magnt: wrangler d1 migrations apply failed (exit 1)");
+  });
+});

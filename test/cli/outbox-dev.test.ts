@@ -35,7 +35,7 @@ describe("magnt dev and the Telegram stand-in", () => {
     signals.emit("SIGINT");
     const run = await running;
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`one cron pass (Telegram outbox, runs on this door, port ${port}): curl http://127.0.0.1:${port}/cdn-cgi/handler/scheduled`);
+    expect(run.stdout).toContain(`one cron pass (Telegram outbox, runs on this door, port ${port}):\n  curl http://127.0.0.1:${port}/cdn-cgi/handler/scheduled\n`);
     expect(scheduledUrl(8787)).toBe("http://127.0.0.1:8787/cdn-cgi/handler/scheduled");
   });
 

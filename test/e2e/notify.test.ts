@@ -164,7 +164,7 @@ afterAll(async () => {
 
 describe("Telegram notifications through npm start and a stand-in", () => {
   it("magnt dev prints how to run one cron pass, on the port where the cron runs", () => {
-    expect(door.output()).toContain(`one cron pass (Telegram outbox, runs on this door, port ${door.port}): curl http://127.0.0.1:${door.port}/cdn-cgi/handler/scheduled`);
+    expect(door.output()).toContain(`one cron pass (Telegram outbox, runs on this door, port ${door.port}):\n  curl http://127.0.0.1:${door.port}/cdn-cgi/handler/scheduled\n`);
   });
 
   it("one pass delivers exactly one message for a new contact, a second pass sends nothing; earlier and test contacts never", async () => {

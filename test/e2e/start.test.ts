@@ -6,7 +6,7 @@
  * storage flags) and serves the built-in page at /, fully offline.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MCP_DOOR_VERSION, SHARED_MEMORY_VERSION } from "../../worker/contracts";
+import { MCP_DOOR_VERSION, MIGRATION_FILES, SHARED_MEMORY_VERSION } from "../../worker/contracts";
 import { toolsListRequest } from "../../cli/lib/readiness";
 import { freePort, READY_LINE, removeTempDirs, startDoorWithNpm, stopAllDoors, tempDir, type Door } from "./helpers";
 
@@ -32,8 +32,15 @@ describe("npm start", () => {
 
   it("prints the door's URL, the cron pass on its port and how to stop", () => {
     expect(door!.output()).toContain(`MAGNT door: http://localhost:${door!.port}/ (MCP: http://localhost:${door!.port}/mcp) — ready`);
-    expect(door!.output()).toContain(`one cron pass (Telegram outbox, runs on this door, port ${door!.port}): curl http://127.0.0.1:${door!.port}/cdn-cgi/handler/scheduled`);
+    expect(door!.output()).toContain(`one cron pass (Telegram outbox, runs on this door, port ${door!.port}):\n  curl http://127.0.0.1:${door!.port}/cdn-cgi/handler/scheduled\n`);
     expect(door!.output()).toContain(READY_LINE);
+  });
+
+  it("starts quietly: one line per migration applied, none of Wrangler's migration tables (08 §13)", () => {
+    const before = door!.output().slice(0, door!.output().indexOf("MAGNT door:"));
+    for (const name of MIGRATION_FILES) expect(before).toContain(`migration applied: ${name}\n`);
+    expect(before).not.toContain("Migrations to be applied");
+    expect(before).not.toMatch(/[┌├└]─/);
   });
 
   it("answers /__magnt_probe with the release and storage flags", async () => {

@@ -10,13 +10,13 @@ import { readDevVarsText, withDevVar, writeDevVars } from "../../lib/dev-vars";
 import { requireConfirmation } from "../../lib/prompts";
 import { deleteWorkerSecret } from "../../lib/worker-secrets";
 import { dependentsOf, dependentsOnAnyRole, FLAG_SPECS } from "./catalog";
-import { flagResult, parseFlag, readSnapshot, resolveFlagTarget, restartHint, type FlagCheck } from "./target";
+import { FLAG_ARGUMENT_HELP, flagResult, parseFlag, readSnapshot, resolveFlagTarget, restartHint, type FlagCheck } from "./target";
 
 export function registerFlagsDisable(flags: ParentCommand, ctx: CliContext): void {
   flags
     .command("disable")
     .description("confirm, then remove the flag (says what stops, and warns about flags that depend on it)")
-    .argument("<flag>", FLAG_NAMES.join("|"))
+    .argument("<flag>", FLAG_ARGUMENT_HELP)
     .option("--owner", "the local split run's .dev.vars (magnt dev --owner): all eight flags")
     .addHelpText("after", `${offEffectsHelp()}${examples(["magnt flags disable TELEGRAM_NOTIFICATIONS_ENABLED --yes", "magnt flags disable DIALOGUE_ENABLED --owner --yes"])}`)
     .action(
@@ -49,7 +49,7 @@ export function registerFlagsDisable(flags: ParentCommand, ctx: CliContext): voi
         }
         if (out.json) out.jsonLine(flagResult(spec, flagTarget, offState, checks));
         else {
-          out.line(present ? `${spec.name} disabled in ${flagTarget.where}` : `${spec.name} was not set in ${flagTarget.where}: nothing to do`);
+          out.wrapped(present ? `${spec.name} disabled in ${flagTarget.where}` : `${spec.name} was not set in ${flagTarget.where}: nothing to do`);
           if (present && flagTarget.mode === "local") out.info(restartHint(flagTarget));
         }
       }),

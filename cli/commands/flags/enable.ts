@@ -4,7 +4,6 @@
  * printed); then confirms and sets the flag — the `.dev.vars` line locally,
  * `wrangler secret put` (value on stdin) remotely.
  */
-import { FLAG_NAMES } from "../../../worker/contracts";
 import { examples, withRuntime, type ParentCommand } from "../../lib/command";
 import type { CliContext } from "../../lib/context";
 import { readDevVarsText, withDevVar, writeDevVars } from "../../lib/dev-vars";
@@ -12,13 +11,13 @@ import { CheckFailed, EnvironmentError } from "../../lib/errors";
 import { requireConfirmation } from "../../lib/prompts";
 import { isBindingInUse, putWorkerSecret } from "../../lib/worker-secrets";
 import { evaluatePrerequisites } from "./prerequisites";
-import { flagResult, parseFlag, readSnapshot, refuseFlagsUnderVars, resolveFlagTarget, restartHint, stateOf } from "./target";
+import { FLAG_ARGUMENT_HELP, flagResult, parseFlag, readSnapshot, refuseFlagsUnderVars, resolveFlagTarget, restartHint, stateOf } from "./target";
 
 export function registerFlagsEnable(flags: ParentCommand, ctx: CliContext): void {
   flags
     .command("enable")
     .description("check every prerequisite, confirm, then set the flag")
-    .argument("<flag>", FLAG_NAMES.join("|"))
+    .argument("<flag>", FLAG_ARGUMENT_HELP)
     .option("--owner", "the local split run's .dev.vars (magnt dev --owner): all eight flags")
     .addHelpText(
       "after",
@@ -61,7 +60,7 @@ export function registerFlagsEnable(flags: ParentCommand, ctx: CliContext): void
         const state = flagTarget.mode === "local" ? "on" : "secret_set";
         if (out.json) out.jsonLine(flagResult(spec, flagTarget, state, checks));
         else {
-          out.line(`${spec.name} enabled (${spec.enableValue}) in ${flagTarget.where}`);
+          out.wrapped(`${spec.name} enabled (${spec.enableValue}) in ${flagTarget.where}`);
           if (flagTarget.mode === "local") out.info(restartHint(flagTarget));
         }
       }),

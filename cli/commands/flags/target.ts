@@ -13,6 +13,7 @@ import { FLAG_NAMES, type FlagName, type Role } from "../../../worker/contracts"
 import type { CommandRuntime } from "../../lib/command";
 import { devVarsPath, parseDevVars, readDevVarsText } from "../../lib/dev-vars";
 import { CheckFailed, UsageError } from "../../lib/errors";
+import { closestMatch } from "../../lib/suggest";
 import { ensureSplitDevVars, findSplitDevVars, readDeployables } from "../../lib/local-topology-files";
 import { SPLIT_CONFIG_FILES } from "../../lib/local-topology";
 import { resolveMode, resolveTarget, type D1Target } from "../../lib/target";
@@ -113,9 +114,17 @@ function resolveSplitFlagTarget(rt: CommandRuntime): FlagTarget {
 }
 
 /** The flag named on the command line: a known flag the target's Worker reads, else exit 2. */
+/** The `<flag>` argument's help: the names separated by spaces, so the help wraps them to the terminal. */
+export const FLAG_ARGUMENT_HELP = `one of ${FLAG_NAMES.join(" ")} (magnt flags list)`;
+
 export function parseFlag(raw: string, flagTarget: FlagTarget): FlagSpec {
   const name = FLAG_NAMES.find((flag) => flag === raw);
-  if (name === undefined) throw new UsageError(`unknown flag "${raw.slice(0, 80)}" (known: ${FLAG_NAMES.join(", ")})`);
+  if (name === undefined) {
+    const suggestion = closestMatch(raw, FLAG_NAMES);
+    throw new UsageError(
+      `unknown flag "${raw.slice(0, 80)}" ${suggestion === undefined ? `(known: ${FLAG_NAMES.join(", ")})` : `(Did you mean ${suggestion}?)`}`,
+    );
+  }
   const spec = FLAG_SPECS[name];
   if (readersOf(spec, flagTarget.roles).length === 0) {
     const readers = (Object.keys(spec.readBy) as Role[]).map((role) => `${role} (${CONFIG_OF_ROLE[role]})`).join(" and ");

@@ -53,8 +53,10 @@ function humanReporter({ out }: CommandRuntime): Reporter {
   return {
     step(record) {
       const name = record.step.padEnd(width);
-      if (record.status === "passed") out.line(`${out.paint.ok("✔")} ${name}  ${formatDetail(record.detail ?? {})}`.trimEnd());
-      else if (record.status === "failed") out.line(`${out.paint.fail("✘")} ${name}  ${record.message ?? ""}`.trimEnd());
+      // Long details and messages continue under the detail column, so each line fits the terminal (08 §6).
+      const under = " ".repeat(width + 2);
+      if (record.status === "passed") out.wrappedItems(`${name}  `, detailItems(record.detail ?? {}), "  ", under, { text: `${out.paint.ok("✔")} `, columns: 2 });
+      else if (record.status === "failed") out.wrapped(`${name}  ${record.message ?? ""}`.trimEnd(), under, { text: `${out.paint.fail("✘")} `, columns: 2 });
       else out.line(`${out.paint.dim("-")} ${out.paint.dim(`${name}  skipped`)}`);
     },
     async finish(summary) {
@@ -67,8 +69,6 @@ function humanReporter({ out }: CommandRuntime): Reporter {
   };
 }
 
-function formatDetail(detail: StepDetail): string {
-  return Object.entries(detail)
-    .map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(", ") : String(value)}`)
-    .join("  ");
+function detailItems(detail: StepDetail): string[] {
+  return Object.entries(detail).map(([key, value]) => `${key}: ${Array.isArray(value) ? value.join(", ") : String(value)}`);
 }
