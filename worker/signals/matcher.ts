@@ -5,7 +5,7 @@
  */
 import { SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { STOP_WORDS } from "./stopwords";
-import { forEachWord, isDroppedAsShort, taskText, taskTokens, type TaskText } from "./tokenize";
+import { forEachWord, isDroppedAsShort, taskText, taskTokens, TOKENIZER_VERSION, type TaskText } from "./tokenize";
 
 /** Jaccard ≥ 15/100. */
 const THRESHOLD_NUMERATOR = 15;
@@ -13,10 +13,26 @@ const THRESHOLD_DENOMINATOR = 100;
 /** The word id of a stop word. */
 const STOP = -1;
 
+/**
+ * A candidate, with the token list stored when it was contributed (03 §5.6)
+ * when there is one. A list of another tokenizer version, or none (a row from
+ * before migration 0008), means the candidate's text is tokenised here.
+ */
+export interface MatchCandidate extends TaskText {
+  readonly tokens?: string | null;
+  readonly tokenizer_version?: number | null;
+}
+
 interface Scored<Candidate> {
   candidate: Candidate;
   common: number;
   union: number;
+}
+
+/** How many distinct tokens a candidate has, and how many of them are query tokens. */
+interface Counts {
+  distinct: number;
+  common: number;
 }
 
 /**
@@ -24,12 +40,10 @@ interface Scored<Candidate> {
  * A candidate matches when `common × 100 ≥ 15 × union` and `common ≥ 2`
  * (`common ≥ 1` for a one-token query); an empty query matches nothing.
  *
- * Hot path of every search: each word costs one map lookup. The map gives
- * every word an id (stop words -1, query tokens 0…|Q|-1, other words the next
- * free id), and a stamp per id remembers the last candidate that counted it,
- * so a candidate's distinct tokens are counted without a set per candidate.
+ * Hot path of every search. Only the query is tokenised when the candidates
+ * carry their stored tokens: each stored token then costs one set lookup.
  */
-export function findMatches<Candidate extends TaskText>(
+export function findMatches<Candidate extends MatchCandidate>(
   query: TaskText,
   candidates: readonly Candidate[],
   limit: number = SEARCH_RESULTS_MAX,
@@ -37,18 +51,59 @@ export function findMatches<Candidate extends TaskText>(
   const queryTokens = taskTokens(query);
   if (queryTokens.size === 0) return [];
   const minimumCommon = queryTokens.size === 1 ? 1 : 2;
+  let textCounter: ((text: string, stamp: number) => Counts) | undefined;
 
+  const matches: Scored<Candidate>[] = [];
+  candidates.forEach((candidate, position) => {
+    const stored = currentTokens(candidate);
+    const { distinct, common } =
+      stored === null ? (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1) : countStoredTokens(stored, queryTokens);
+    const union = queryTokens.size + distinct - common;
+    if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
+      matches.push({ candidate, common, union });
+    }
+  });
+  // Array.prototype.sort is stable, so equal similarities keep candidate order.
+  matches.sort((a, b) => b.common * a.union - a.common * b.union);
+  return matches.slice(0, limit).map((match) => match.candidate);
+}
+
+/** The candidate's stored token list if it was made by these rules, else null. */
+export function currentTokens(candidate: MatchCandidate): string | null {
+  return candidate.tokenizer_version === TOKENIZER_VERSION && typeof candidate.tokens === "string" ? candidate.tokens : null;
+}
+
+/** A stored list holds distinct tokens joined by one space (`storedTokens`). */
+function countStoredTokens(tokens: string, queryTokens: ReadonlySet<string>): Counts {
+  if (tokens === "") return { distinct: 0, common: 0 };
+  let distinct = 0;
+  let common = 0;
+  let start = 0;
+  for (;;) {
+    const end = tokens.indexOf(" ", start);
+    distinct += 1;
+    if (queryTokens.has(end < 0 ? tokens.slice(start) : tokens.slice(start, end))) common += 1;
+    if (end < 0) return { distinct, common };
+    start = end + 1;
+  }
+}
+
+/**
+ * Counting over a candidate's text, for candidates without a current stored
+ * list: each word costs one map lookup. The map gives every word an id (stop
+ * words -1, query tokens 0…|Q|-1, other words the next free id), and a stamp
+ * per id remembers the last candidate that counted it, so a candidate's
+ * distinct tokens are counted without a set per candidate.
+ */
+function countTextTokens(queryTokens: ReadonlySet<string>): (text: string, stamp: number) => Counts {
   const wordIds = new Map<string, number>();
   for (const word of STOP_WORDS) wordIds.set(word, STOP);
   for (const token of queryTokens) wordIds.set(token, wordIds.size - STOP_WORDS.size);
   let stamps = new Int32Array(256);
-
-  const matches: Scored<Candidate>[] = [];
-  candidates.forEach((candidate, position) => {
-    const stamp = position + 1;
+  return (text, stamp) => {
     let distinct = 0;
     let common = 0;
-    forEachWord(taskText(candidate), (word) => {
+    forEachWord(text, (word) => {
       if (isDroppedAsShort(word)) return;
       let id = wordIds.get(word);
       if (id === STOP) return;
@@ -62,14 +117,8 @@ export function findMatches<Candidate extends TaskText>(
       distinct += 1;
       if (id < queryTokens.size) common += 1;
     });
-    const union = queryTokens.size + distinct - common;
-    if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
-      matches.push({ candidate, common, union });
-    }
-  });
-  // Array.prototype.sort is stable, so equal similarities keep candidate order.
-  matches.sort((a, b) => b.common * a.union - a.common * b.union);
-  return matches.slice(0, limit).map((match) => match.candidate);
+    return { distinct, common };
+  };
 }
 
 function grow(stamps: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {

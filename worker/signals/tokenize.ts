@@ -34,6 +34,22 @@ export function taskTokens(task: TaskText): Set<string> {
   return tokenSet(taskText(task));
 }
 
+/**
+ * The version of these rules that stored token lists were computed with
+ * (09 §3, 0008). Bump it with any change to the rules or the stop lists:
+ * lists of another version are then ignored and recomputed, never trusted.
+ */
+export const TOKENIZER_VERSION = 1;
+
+/**
+ * A task's token set as it is stored with its signal: the distinct tokens in
+ * order of first appearance, joined by one space (a token never contains a
+ * space, 03 §5.1 rule 5). The empty string is the empty set.
+ */
+export function storedTokens(task: TaskText): string {
+  return [...taskTokens(task)].join(" ");
+}
+
 export function tokenSet(text: string): Set<string> {
   const tokens = new Set<string>();
   forEachToken(text, (token) => tokens.add(token));
