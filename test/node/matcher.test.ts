@@ -232,7 +232,7 @@ describe("legacy rows' token cache (03 §5.6)", () => {
   it("computes the list of a row without a current one from its text, again when the text differs, and keeps a current list", () => {
     const row = { signal_id: "ts_cache", goal: "deploy worker cron", blocker: null, tried: null, learned: null, tokens: null, tokenizer_version: null };
     const [first] = withTokens([row]);
-    expect(first).toMatchObject({ tokens: "deploy worker cron", tokenizer_version: TOKENIZER_VERSION });
+    expect(first).toMatchObject({ tokens: "cron deploy worker", tokenizer_version: TOKENIZER_VERSION });
     const [edited] = withTokens([{ ...row, goal: "queue retry" }]);
     expect(edited!.tokens).toBe("queue retry");
     const stored = { ...row, signal_id: "ts_stored", tokens: "kept as stored", tokenizer_version: TOKENIZER_VERSION };

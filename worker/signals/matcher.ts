@@ -12,6 +12,8 @@ const THRESHOLD_NUMERATOR = 15;
 const THRESHOLD_DENOMINATOR = 100;
 /** The word id of a stop word. */
 const STOP = -1;
+/** The separator of a stored token list. */
+const SPACE = 0x20;
 
 /**
  * A candidate, with the token list stored when it was contributed (03 §5.6)
@@ -41,7 +43,7 @@ interface Counts {
  * (`common ≥ 1` for a one-token query); an empty query matches nothing.
  *
  * Hot path of every search. Only the query is tokenised when the candidates
- * carry their stored tokens: each stored token then costs one set lookup.
+ * carry their stored token lists, which are merged with the sorted query.
  */
 export function findMatches<Candidate extends MatchCandidate>(
   query: TaskText,
@@ -51,13 +53,14 @@ export function findMatches<Candidate extends MatchCandidate>(
   const queryTokens = taskTokens(query);
   if (queryTokens.size === 0) return [];
   const minimumCommon = queryTokens.size === 1 ? 1 : 2;
+  const sortedQuery = [...queryTokens].sort();
   let textCounter: ((text: string, stamp: number) => Counts) | undefined;
 
   const matches: Scored<Candidate>[] = [];
   candidates.forEach((candidate, position) => {
     const stored = currentTokens(candidate);
     const { distinct, common } =
-      stored === null ? (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1) : countStoredTokens(stored, queryTokens);
+      stored === null ? (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1) : countStoredTokens(stored, sortedQuery);
     const union = queryTokens.size + distinct - common;
     if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
       matches.push({ candidate, common, union });
@@ -73,19 +76,49 @@ export function currentTokens(candidate: MatchCandidate): string | null {
   return candidate.tokenizer_version === TOKENIZER_VERSION && typeof candidate.tokens === "string" ? candidate.tokens : null;
 }
 
-/** A stored list holds distinct tokens joined by one space (`storedTokens`). */
-function countStoredTokens(tokens: string, queryTokens: ReadonlySet<string>): Counts {
+/**
+ * A stored list holds distinct tokens in code-unit order, joined by one space
+ * (`storedTokens`); `sortedQuery` is the query's tokens in the same order. One
+ * merge pass over both counts the common tokens, comparing each list token in
+ * place: no substring, no hash, no allocation per token, so the cost is linear
+ * in the list's length whatever its words are.
+ */
+function countStoredTokens(tokens: string, sortedQuery: readonly string[]): Counts {
   if (tokens === "") return { distinct: 0, common: 0 };
   let distinct = 0;
   let common = 0;
+  let next = 0; // the first query token not below the current list token
   let start = 0;
   for (;;) {
-    const end = tokens.indexOf(" ", start);
+    // A plain scan: `indexOf` per token costs more than the token's characters.
+    let end = start;
+    while (end < tokens.length && tokens.charCodeAt(end) !== SPACE) end += 1;
     distinct += 1;
-    if (queryTokens.has(end < 0 ? tokens.slice(start) : tokens.slice(start, end))) common += 1;
-    if (end < 0) return { distinct, common };
+    while (next < sortedQuery.length) {
+      const order = compareSpan(tokens, start, end, sortedQuery[next]!);
+      if (order > 0) next += 1;
+      else {
+        if (order === 0) {
+          common += 1;
+          next += 1;
+        }
+        break;
+      }
+    }
+    if (end === tokens.length) return { distinct, common };
     start = end + 1;
   }
+}
+
+/** `text.slice(start, end)` compared with `other` by UTF-16 code units (negative, 0, positive), without the slice. */
+function compareSpan(text: string, start: number, end: number, other: string): number {
+  const length = end - start;
+  const shorter = Math.min(length, other.length);
+  for (let index = 0; index < shorter; index += 1) {
+    const difference = text.charCodeAt(start + index) - other.charCodeAt(index);
+    if (difference !== 0) return difference;
+  }
+  return length - other.length;
 }
 
 /**

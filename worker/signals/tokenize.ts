@@ -42,12 +42,14 @@ export function taskTokens(task: TaskText): Set<string> {
 export const TOKENIZER_VERSION = 1;
 
 /**
- * A task's token set as it is stored with its signal: the distinct tokens in
- * order of first appearance, joined by one space (a token never contains a
- * space, 03 §5.1 rule 5). The empty string is the empty set.
+ * A task's token set as it is stored with its signal: the distinct tokens
+ * sorted by UTF-16 code units (the order of `Array.prototype.sort` and of `<`
+ * on strings), joined by one space (a token never contains a space, 03 §5.1
+ * rule 5). The empty string is the empty set. Sorted, so the matcher can
+ * intersect it with the sorted query tokens in one pass without splitting it.
  */
 export function storedTokens(task: TaskText): string {
-  return [...taskTokens(task)].join(" ");
+  return [...taskTokens(task)].sort().join(" ");
 }
 
 export function tokenSet(text: string): Set<string> {
