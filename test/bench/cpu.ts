@@ -278,4 +278,16 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
   } finally {
     console.log = log;
   }
+  report.section("Method: CPU per request", METHOD);
 }
+
+const METHOD = `The monolith is bundled as Wrangler bundles it (Workers conditions) and its \`fetch\` is called in the bench's own
+process; D1 and the rate limiter are in-memory stand-ins that answer at once (D1's rows are handed over as JSON text parsed per
+request, as the binding decodes D1's answer). A request's figure is the main thread's CPU time (Linux \`schedstat\`) from the
+call until the body is read: what the platform bills against its limit (10 ms on the free plan); waiting on D1 is not CPU there
+either. V8's background threads (concurrent GC) are not counted; D1's own work is not either. Worst inputs: every field at its
+limit, in Cyrillic words that never repeat (two-byte text; 800 distinct tokens in a 4000-character task); the search over 100
+such candidates, each with the token list stored at contribution (03 §5.6). 50 unmeasured requests, then the measured ones; p99
+gated at ${GATE_MS} ms, target ${TARGET_MS} ms. The two reported search rows show rows from before migration 0008: the first search of an
+isolate tokenises each once (\`worker/signals/candidate-tokens.ts\`), later searches find them cached. On a machine shared with
+other work the tail (p99) moves with its load much more than the median does.`;
