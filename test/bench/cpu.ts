@@ -18,11 +18,12 @@
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 import { storedTokens, TOKENIZER_VERSION } from "../../worker/signals/tokenize";
 import { CONTACT_LIMITS, SIGNAL_LIMITS } from "../../worker/contracts/limits";
-import type { Report } from "./report";
+import type { Report, Row as ReportRow } from "./report";
 import { readToolAnswer, toolCall, toolsList, type McpRequest } from "./requests";
 import { median, percentile } from "./stats";
 
@@ -197,25 +198,41 @@ function cases(): Case[] {
   ];
 }
 
-const SCHEDSTAT = "/proc/thread-self/schedstat";
-
 /**
- * CPU time of this (the main) thread, in ms: Linux's schedstat counts it in
- * nanoseconds. `process.cpuUsage()` would add V8's background threads
- * (concurrent marking and sweeping, compilers), whose work lands at random in
- * whichever request is being measured; the platform bills the request's thread.
- * Elsewhere the process's CPU time stands in.
+ * CPU time of this process, in ms. `process.cpuUsage()` reads the running
+ * thread's time exactly; the measuring process runs with V8's background GC
+ * threads off (`--single-threaded-gc`, `benchCpu`), so collections run on this
+ * thread, inside the request that caused them, as they are billed to it. With
+ * them on, their work landed at random in whichever request was measured; and
+ * Linux's per-thread `schedstat` is only updated at ticks and context
+ * switches, too coarse for one request.
  */
 function threadCpuMs(): number {
-  if (existsSync(SCHEDSTAT)) return Number(readFileSync(SCHEDSTAT, "utf8").split(" ")[0]) / 1e6;
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
+}
+
+/** V8 cannot change its GC threads once running, so the measuring is done by a child started with the flag. */
+const CHILD_FLAG = "--single-threaded-gc";
+/** Where the child writes its rows (set by the parent). */
+const CHILD_ROWS = "MAGNT_BENCH_CPU_ROWS";
+
+function runInChild(report: Report, outDir: string): void {
+  const rowsFile = join(outDir, "cpu-rows.json");
+  rmSync(rowsFile, { force: true });
+  const args = [CHILD_FLAG, process.argv[1]!, "--only=cpu", ...(process.argv.includes("--quick") ? ["--quick"] : [])];
+  const child = spawnSync(process.execPath, args, { env: { ...process.env, [CHILD_ROWS]: rowsFile }, stdio: ["ignore", "ignore", "inherit"] });
+  if (!existsSync(rowsFile)) throw new Error(`cpu bench: the measuring child wrote no rows (exit ${child.status ?? child.signal})`);
+  const written = JSON.parse(readFileSync(rowsFile, "utf8")) as { rows: ReportRow[]; sections: { title: string; body: string }[] };
+  report.rows.push(...written.rows);
+  for (const section of written.sections) report.section(section.title, section.body);
 }
 
 const BINDINGS = { PUBLIC_ORIGIN: "https://magnt.ru", ALLOWED_HOSTS: "magnt.ru", SITE_ORIGIN: "" };
 const CTX = { waitUntil: () => undefined, passThroughOnException: () => undefined };
 
 export async function benchCpu(report: Report, options: CpuOptions): Promise<void> {
+  if (!process.execArgv.includes(CHILD_FLAG)) return runInChild(report, options.outDir);
   const iterations = options.iterations ?? 400;
   const door = await buildDoor(options.root, options.outDir);
   const limiter = { limit: async () => ({ success: true }) };
@@ -279,13 +296,16 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
     console.log = log;
   }
   report.section("Method: CPU per request", METHOD);
+  const rowsFile = process.env[CHILD_ROWS];
+  if (rowsFile !== undefined) writeFileSync(rowsFile, JSON.stringify({ rows: report.rows, sections: report.sections }));
 }
 
 const METHOD = `The monolith is bundled as Wrangler bundles it (Workers conditions) and its \`fetch\` is called in the bench's own
 process; D1 and the rate limiter are in-memory stand-ins that answer at once (D1's rows are handed over as JSON text parsed per
-request, as the binding decodes D1's answer). A request's figure is the main thread's CPU time (Linux \`schedstat\`) from the
-call until the body is read: what the platform bills against its limit (10 ms on the free plan); waiting on D1 is not CPU there
-either. V8's background threads (concurrent GC) are not counted; D1's own work is not either. Worst inputs: every field at its
+request, as the binding decodes D1's answer). The measuring runs in a child process with V8's GC threads off
+(\`--single-threaded-gc\`), so a request's figure — the process's CPU time from the call until the body is read — includes the
+collections it caused and nothing of other requests': what the platform bills against its limit (10 ms on the free plan);
+waiting on D1 is not CPU there either, and D1's own work is not counted. Worst inputs: every field at its
 limit, in Cyrillic words that never repeat (two-byte text; 800 distinct tokens in a 4000-character task); the search over 100
 such candidates, each with the token list stored at contribution (03 §5.6). 50 unmeasured requests, then the measured ones; p99
 gated at ${GATE_MS} ms, target ${TARGET_MS} ms. The two reported search rows show rows from before migration 0008: the first search of an
