@@ -1,10 +1,10 @@
 /**
  * CPU time per public request on its worst allowed input (issue 21, 10 §6):
- * the door's handler alone, in this process — the monolith bundle built with
- * the Workers conditions, its `fetch` called directly, D1 and the rate limiter
- * replaced by in-memory stand-ins that answer at once. The main thread's CPU
- * time around one request (until its body is read, `threadCpuMs`) is what the
- * request cost: what the platform bills against its limit (10 ms on the free
+ * the door's handler alone, in a child Node without V8's GC threads — the
+ * monolith bundle built with the Workers conditions, its `fetch` called
+ * directly, D1 and the rate limiter replaced by in-memory stand-ins that answer
+ * at once. The CPU time around one request (until its body is read,
+ * `threadCpuMs`) is what the request cost: what the platform bills against its limit (10 ms on the free
  * plan), since time waiting on D1 is not CPU there either. D1's own work is not
  * in it; decoding D1's answer is (the stand-in hands the rows over as JSON text
  * parsed per request, as the binding does).
@@ -300,8 +300,8 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
   if (rowsFile !== undefined) writeFileSync(rowsFile, JSON.stringify({ rows: report.rows, sections: report.sections }));
 }
 
-const METHOD = `The monolith is bundled as Wrangler bundles it (Workers conditions) and its \`fetch\` is called in the bench's own
-process; D1 and the rate limiter are in-memory stand-ins that answer at once (D1's rows are handed over as JSON text parsed per
+const METHOD = `The monolith is bundled as Wrangler bundles it (Workers conditions) and its \`fetch\` is called in process (a child of
+the bench); D1 and the rate limiter are in-memory stand-ins that answer at once (D1's rows are handed over as JSON text parsed per
 request, as the binding decodes D1's answer). The measuring runs in a child process with V8's GC threads off
 (\`--single-threaded-gc\`), so a request's figure — the process's CPU time from the call until the body is read — includes the
 collections it caused and nothing of other requests': what the platform bills against its limit (10 ms on the free plan);
