@@ -6,7 +6,7 @@
  * missed. Timing is never asserted in the test suites.
  *
  * During development one piece can run alone:
- *   node dist/bench/run.mjs --only=search,bundles,overhead,load,metrics [--quick]
+ *   node dist/bench/run.mjs --only=search,cpu,bundles,overhead,load,metrics [--quick]
  * (`--quick`: fewer rounds and a 10 s load run, for checking the code only;
  * for metrics a 128 MB export, 3 rounds and only the 1 M distinct-events rows).
  * `--only=metrics` alone is how to iterate on `magnt metrics`: every metrics
@@ -17,6 +17,7 @@
 import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { benchBundles } from "./bundles";
+import { benchCpu } from "./cpu";
 import { benchLoad } from "./load";
 import { benchMetrics as runMetricsBench } from "./metrics";
 import { benchOverhead } from "./overhead";
@@ -25,7 +26,7 @@ import { benchSearch } from "./search";
 
 const ROOT = process.cwd();
 const OUT = join(ROOT, "dist/bench");
-const PIECES = ["search", "bundles", "overhead", "load", "metrics"] as const;
+const PIECES = ["search", "cpu", "bundles", "overhead", "load", "metrics"] as const;
 type Piece = (typeof PIECES)[number];
 
 function selectedPieces(argv: readonly string[]): Set<Piece> {
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     console.log(`  ${piece} done in ${((performance.now() - begin) / 1000).toFixed(0)} s`);
   };
   await step("search", () => benchSearch(report));
+  await step("cpu", () => benchCpu(report, { root: ROOT, outDir: OUT, ...(quick ? { iterations: 100 } : {}) }));
   await step("bundles", () => benchBundles(report, { root: ROOT, outDir: OUT }));
   await step("overhead", () => benchOverhead(report, { root: ROOT, outDir: OUT, ...(quick ? { rounds: 3, sequentialCalls: 100, concurrentSeconds: 0.5 } : {}) }));
   await step("load", () => benchLoad(report, { root: ROOT, ...(quick ? { seconds: 10, stepSeconds: 2, steps: [1, 4, 16] } : {}) }));

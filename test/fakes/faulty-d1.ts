@@ -1,7 +1,7 @@
 /**
  * A D1 binding wrapped around the real local D1 (10 §2): it records every
  * statement with its bound values (and, for `run()`, the rows it changed), and can fail the n-th statement, any
- * statement matching a pattern, or every batch — with an error message that
+ * statement matching a pattern (a batch holding one fails whole), or every batch — with an error message that
  * carries a canary, to prove D1 error texts never reach a log.
  */
 
@@ -34,6 +34,7 @@ export interface FaultyD1 extends D1Database {
 export function faultyD1(db: D1Database, plan: FaultPlan = {}): FaultyD1 {
   const statements: RecordedStatement[] = [];
   const inner = new WeakMap<object, D1PreparedStatement>();
+  const sqlOf = new WeakMap<object, string>();
   let executed = 0;
   const message = plan.message ?? "injected D1 failure";
 
@@ -69,6 +70,7 @@ export function faultyD1(db: D1Database, plan: FaultPlan = {}): FaultyD1 {
       return recorded;
     }
     inner.set(wrapper, statement);
+    sqlOf.set(wrapper, sql);
     return wrapper as unknown as D1PreparedStatement;
   }
 
@@ -80,6 +82,10 @@ export function faultyD1(db: D1Database, plan: FaultPlan = {}): FaultyD1 {
         executed += list.length;
         throw new Error(message);
       }
+      // A batch is all-or-nothing: one failing statement fails it, one pretended write pretends it all.
+      const sqls = list.map((statement) => sqlOf.get(statement) ?? "");
+      if (sqls.some((sql) => plan.failWhen?.test(sql) ?? false)) return failure();
+      if (sqls.some((sql) => plan.pretendWhen?.test(sql) ?? false)) return list.map(() => ({ success: true, results: [], meta: {} }) as unknown as D1Result);
       return db.batch(list.map((statement) => inner.get(statement) ?? statement));
     },
     exec: (sql: string) => db.exec(sql),

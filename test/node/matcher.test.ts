@@ -5,9 +5,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { withTokens } from "../../worker/signals/candidate-tokens";
 import { findMatches } from "../../worker/signals/matcher";
 import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS, SHORT_TERM_ALLOWLIST } from "../../worker/signals/stopwords";
-import { nfkc, taskTokens, tokenSet, type TaskText } from "../../worker/signals/tokenize";
+import { nfkc, storedTokens, taskTokens, tokenSet, TOKENIZER_VERSION, type TaskText } from "../../worker/signals/tokenize";
 
 const sorted = (set: Set<string>) => [...set].sort();
 
@@ -183,6 +184,59 @@ describe("tokeniser equals its plain definition (property)", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  /**
+   * The stored token lists (03 §5.6): each candidate as written since 0008 (its
+   * list, current version), from before it (no list: NULL), or with a list of
+   * another tokenizer version (here a wrong list, which must be ignored) — mixed
+   * in one window, matched directly and after the search's `withTokens`.
+   */
+  it("stored, missing and other-version token lists match exactly as the plain definition", () => {
+    const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
+    const storage = fc.constantFrom("current", "null", "other-version");
+    fc.assert(
+      fc.property(task, fc.array(fc.tuple(task, storage), { maxLength: 8 }), (query, rows) => {
+        const candidates = rows.map(([row, kind], index) => ({
+          ...row,
+          signal_id: `c${index}`,
+          ...(kind === "current"
+            ? { tokens: storedTokens(row), tokenizer_version: TOKENIZER_VERSION }
+            : kind === "null"
+              ? { tokens: null, tokenizer_version: null }
+              : { tokens: `${storedTokens(query)} stale`, tokenizer_version: TOKENIZER_VERSION + 1 }),
+        }));
+        const expected = referenceMatches(query, candidates);
+        expect(findMatches(query, candidates).map((match) => match.signal_id)).toEqual(expected);
+        expect(findMatches(query, withTokens(candidates)).map((match) => match.signal_id)).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("a stored list is the reference token set, distinct, in one string", () => {
+    const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
+    fc.assert(
+      fc.property(task, (row) => {
+        const stored = storedTokens(row);
+        const list = stored === "" ? [] : stored.split(" ");
+        expect(new Set(list).size).toBe(list.length);
+        expect([...list].sort()).toEqual(referenceTokens([row.goal, row.blocker, row.tried].filter(Boolean).join(" ")));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("legacy rows' token cache (03 §5.6)", () => {
+  it("computes the list of a row without a current one from its text, again when the text differs, and keeps a current list", () => {
+    const row = { signal_id: "ts_cache", goal: "deploy worker cron", blocker: null, tried: null, learned: null, tokens: null, tokenizer_version: null };
+    const [first] = withTokens([row]);
+    expect(first).toMatchObject({ tokens: "cron deploy worker", tokenizer_version: TOKENIZER_VERSION });
+    const [edited] = withTokens([{ ...row, goal: "queue retry" }]);
+    expect(edited!.tokens).toBe("queue retry");
+    const stored = { ...row, signal_id: "ts_stored", tokens: "kept as stored", tokenizer_version: TOKENIZER_VERSION };
+    expect(withTokens([stored])[0]).toBe(stored);
   });
 });
 

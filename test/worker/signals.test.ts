@@ -269,12 +269,44 @@ describe("contribute (03 §8)", () => {
     for (const overrides of [
       { CONTACTS: undefined },
       { CONTACTS: faultyD1(env.CONTACTS!, { failWhen: /^INSERT/ }) },
+      { CONTACTS: faultyD1(env.CONTACTS!, { failWhen: /INSERT INTO task_signal_tokens/ }) },
       { CONTACTS: faultyD1(env.CONTACTS!, { failWhen: /^SELECT signal_id/ }) },
       { CONTACTS: faultyD1(env.CONTACTS!, { pretendWhen: /^INSERT/ }) },
     ]) {
       const { structured, result } = await contribute({ goal: "storage fault" }, { overrides });
       expect(result!.isError).toBe(true);
       expect(structured).toEqual({ status: "storage_error", message: expect.any(String) });
+    }
+  });
+
+  it("stores the token list with the row in the same write, once, and never returns it (03 §5.6)", async () => {
+    const topic = uniqueWord("tokens");
+    const args = { goal: `${topic} Deploy the Worker`, blocker: "cron ёлка", tried: "a retry, a RETRY", learned: "never matched", submission_id: crypto.randomUUID() };
+    const results = await Promise.all(Array.from({ length: 10 }, () => contribute(args)));
+    const signalId = results[0]!.structured!.signal_id as string;
+    expect(new Set(results.map((result) => result.structured!.signal_id))).toEqual(new Set([signalId]));
+    expect(await selectRows<Structured>("SELECT signal_id, tokenizer_version, tokens FROM task_signal_tokens WHERE signal_id = ?", signalId)).toEqual([
+      { signal_id: signalId, tokenizer_version: 1, tokens: [topic, "deploy", "worker", "cron", "елка", "retry"].sort().join(" ") },
+    ]);
+    expect(await countRows("task_signal_tokens", "signal_id NOT IN (SELECT signal_id FROM task_signals)")).toBe(0);
+    const logs = captureConsole();
+    const found = await search({ goal: `${topic} deploy` });
+    expect(found.structured!.matches).toEqual([{ signal_id: signalId, goal: args.goal, blocker: args.blocker, tried: args.tried, learned: args.learned }]);
+    expect(JSON.stringify(found.message)).not.toMatch(/tokenizer_version|"tokens"|елка retry/);
+    expect(JSON.stringify(logs.events())).not.toMatch(/tokenizer_version|tokens/);
+  });
+
+  it("matches rows from before 0008 (no list) and rows of another tokenizer version on their text", async () => {
+    const topic = uniqueWord("legacy");
+    const legacy = await seedSignal({ goal: `${topic} legacy queue`, createdAt: "2026-01-01T00:00:00.000Z" });
+    const stale = await seedSignal({ goal: `${topic} stale queue`, createdAt: "2026-01-01T00:00:00.000Z" });
+    // A list of another version must be ignored, whatever it says.
+    await env.CONTACTS!.prepare("INSERT INTO task_signal_tokens (signal_id, tokenizer_version, tokens) VALUES (?, 0, 'nothing relevant')").bind(stale).run();
+    const misleading = await seedSignal({ goal: "unrelated text", createdAt: "2026-01-01T00:00:00.000Z" });
+    await env.CONTACTS!.prepare("INSERT INTO task_signal_tokens (signal_id, tokenizer_version, tokens) VALUES (?, 0, ?)").bind(misleading, `${topic} queue`).run();
+    for (let round = 0; round < 2; round += 1) {
+      const { structured } = await search({ goal: `${topic} queue` });
+      expect(structured!.matches.map((match: Structured) => match.signal_id).sort()).toEqual([legacy, stale].sort());
     }
   });
 

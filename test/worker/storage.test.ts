@@ -36,6 +36,7 @@ describe("migrations (09 §2–§3)", () => {
       "signal_id:TEXT*", "created_at:TEXT!", "goal:TEXT!", "blocker:TEXT", "tried:TEXT", "learned:TEXT", "submission_id:TEXT!",
       "payload_hash:TEXT!", "self_reported_test:INTEGER!", "status:TEXT!",
     ]);
+    expect(await columns("task_signal_tokens")).toEqual(["signal_id:TEXT*", "tokenizer_version:INTEGER!", "tokens:TEXT!"]);
     expect(await columns("observed_task_signals")).toEqual([
       "observation_id:TEXT*", "created_at:TEXT!", "goal:TEXT!", "blocker:TEXT", "tried:TEXT", "self_reported_test:INTEGER!",
     ]);
@@ -63,6 +64,17 @@ describe("missing migrations (03 §6–§7)", () => {
     expect(result!.isError).toBeFalsy();
     expect(structured!.status).toBe("no_relevant_experience");
     expect(logs.events()[0]).toMatchObject({ tool_result: "no_relevant_experience", observed_task_saved: false });
+  });
+
+  it("0008 missing: search and contribute → storage_error (never a no-match), nothing half-written", async () => {
+    await db().prepare("DROP TABLE task_signal_tokens").run();
+    const goal = uniqueWord();
+    const searched = await search({ goal });
+    expect(searched.result!.isError).toBe(true);
+    expect(searched.structured!.status).toBe("storage_error");
+    const contributed = await contribute({ goal });
+    expect(contributed.structured!.status).toBe("storage_error");
+    expect(await countRows("task_signals", "goal = ?", goal)).toBe(0);
   });
 
   it("0002 missing: search → storage_error (never a no-match), contribute → storage_error, no table created", async () => {

@@ -11,6 +11,7 @@ export const MIGRATION_FILES = [
   "0005_goal_notifications.sql",
   "0006_owner_state.sql",
   "0007_dialogue.sql",
+  "0008_signal_tokens.sql",
 ] as const;
 
 export const MIGRATION_FOR_TABLE = {
@@ -27,6 +28,7 @@ export const MIGRATION_FOR_TABLE = {
   dialogue_replies: "0007_dialogue.sql",
   dialogue_owner_reads: "0007_dialogue.sql",
   dialogue_fetch_attempts: "0007_dialogue.sql",
+  task_signal_tokens: "0008_signal_tokens.sql",
 } as const;
 
 /** The D1 binding name every config and Wrangler command uses. */

@@ -5,13 +5,25 @@
  */
 import { SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { STOP_WORDS } from "./stopwords";
-import { forEachWord, isDroppedAsShort, taskText, taskTokens, type TaskText } from "./tokenize";
+import { forEachWord, isDroppedAsShort, taskText, taskTokens, TOKENIZER_VERSION, type TaskText } from "./tokenize";
 
 /** Jaccard ≥ 15/100. */
 const THRESHOLD_NUMERATOR = 15;
 const THRESHOLD_DENOMINATOR = 100;
 /** The word id of a stop word. */
 const STOP = -1;
+/** The separator of a stored token list. */
+const SPACE = 0x20;
+
+/**
+ * A candidate, with the token list stored when it was contributed (03 §5.6)
+ * when there is one. A list of another tokenizer version, or none (a row from
+ * before migration 0008), means the candidate's text is tokenised here.
+ */
+export interface MatchCandidate extends TaskText {
+  readonly tokens?: string | null;
+  readonly tokenizer_version?: number | null;
+}
 
 interface Scored<Candidate> {
   candidate: Candidate;
@@ -19,17 +31,21 @@ interface Scored<Candidate> {
   union: number;
 }
 
+/** How many distinct tokens a candidate has, and how many of them are query tokens. */
+interface Counts {
+  distinct: number;
+  common: number;
+}
+
 /**
  * The at most `limit` candidates that match `query`, best first.
  * A candidate matches when `common × 100 ≥ 15 × union` and `common ≥ 2`
  * (`common ≥ 1` for a one-token query); an empty query matches nothing.
  *
- * Hot path of every search: each word costs one map lookup. The map gives
- * every word an id (stop words -1, query tokens 0…|Q|-1, other words the next
- * free id), and a stamp per id remembers the last candidate that counted it,
- * so a candidate's distinct tokens are counted without a set per candidate.
+ * Hot path of every search. Only the query is tokenised when the candidates
+ * carry their stored token lists, which are merged with the sorted query.
  */
-export function findMatches<Candidate extends TaskText>(
+export function findMatches<Candidate extends MatchCandidate>(
   query: TaskText,
   candidates: readonly Candidate[],
   limit: number = SEARCH_RESULTS_MAX,
@@ -37,18 +53,90 @@ export function findMatches<Candidate extends TaskText>(
   const queryTokens = taskTokens(query);
   if (queryTokens.size === 0) return [];
   const minimumCommon = queryTokens.size === 1 ? 1 : 2;
+  const sortedQuery = [...queryTokens].sort();
+  let textCounter: ((text: string, stamp: number) => Counts) | undefined;
 
+  const matches: Scored<Candidate>[] = [];
+  candidates.forEach((candidate, position) => {
+    const stored = currentTokens(candidate);
+    const { distinct, common } =
+      stored === null ? (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1) : countStoredTokens(stored, sortedQuery);
+    const union = queryTokens.size + distinct - common;
+    if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
+      matches.push({ candidate, common, union });
+    }
+  });
+  // Array.prototype.sort is stable, so equal similarities keep candidate order.
+  matches.sort((a, b) => b.common * a.union - a.common * b.union);
+  return matches.slice(0, limit).map((match) => match.candidate);
+}
+
+/** The candidate's stored token list if it was made by these rules, else null. */
+export function currentTokens(candidate: MatchCandidate): string | null {
+  return candidate.tokenizer_version === TOKENIZER_VERSION && typeof candidate.tokens === "string" ? candidate.tokens : null;
+}
+
+/**
+ * A stored list holds distinct tokens in code-unit order, joined by one space
+ * (`storedTokens`); `sortedQuery` is the query's tokens in the same order. One
+ * merge pass over both counts the common tokens, comparing each list token in
+ * place: no substring, no hash, no allocation per token, so the cost is linear
+ * in the list's length whatever its words are.
+ */
+function countStoredTokens(tokens: string, sortedQuery: readonly string[]): Counts {
+  if (tokens === "") return { distinct: 0, common: 0 };
+  let distinct = 0;
+  let common = 0;
+  let next = 0; // the first query token not below the current list token
+  let start = 0;
+  for (;;) {
+    // A plain scan: `indexOf` per token costs more than the token's characters.
+    let end = start;
+    while (end < tokens.length && tokens.charCodeAt(end) !== SPACE) end += 1;
+    distinct += 1;
+    while (next < sortedQuery.length) {
+      const order = compareSpan(tokens, start, end, sortedQuery[next]!);
+      if (order > 0) next += 1;
+      else {
+        if (order === 0) {
+          common += 1;
+          next += 1;
+        }
+        break;
+      }
+    }
+    if (end === tokens.length) return { distinct, common };
+    start = end + 1;
+  }
+}
+
+/** `text.slice(start, end)` compared with `other` by UTF-16 code units (negative, 0, positive), without the slice. */
+function compareSpan(text: string, start: number, end: number, other: string): number {
+  const length = end - start;
+  const shorter = Math.min(length, other.length);
+  for (let index = 0; index < shorter; index += 1) {
+    const difference = text.charCodeAt(start + index) - other.charCodeAt(index);
+    if (difference !== 0) return difference;
+  }
+  return length - other.length;
+}
+
+/**
+ * Counting over a candidate's text, for candidates without a current stored
+ * list: each word costs one map lookup. The map gives every word an id (stop
+ * words -1, query tokens 0…|Q|-1, other words the next free id), and a stamp
+ * per id remembers the last candidate that counted it, so a candidate's
+ * distinct tokens are counted without a set per candidate.
+ */
+function countTextTokens(queryTokens: ReadonlySet<string>): (text: string, stamp: number) => Counts {
   const wordIds = new Map<string, number>();
   for (const word of STOP_WORDS) wordIds.set(word, STOP);
   for (const token of queryTokens) wordIds.set(token, wordIds.size - STOP_WORDS.size);
   let stamps = new Int32Array(256);
-
-  const matches: Scored<Candidate>[] = [];
-  candidates.forEach((candidate, position) => {
-    const stamp = position + 1;
+  return (text, stamp) => {
     let distinct = 0;
     let common = 0;
-    forEachWord(taskText(candidate), (word) => {
+    forEachWord(text, (word) => {
       if (isDroppedAsShort(word)) return;
       let id = wordIds.get(word);
       if (id === STOP) return;
@@ -62,14 +150,8 @@ export function findMatches<Candidate extends TaskText>(
       distinct += 1;
       if (id < queryTokens.size) common += 1;
     });
-    const union = queryTokens.size + distinct - common;
-    if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
-      matches.push({ candidate, common, union });
-    }
-  });
-  // Array.prototype.sort is stable, so equal similarities keep candidate order.
-  matches.sort((a, b) => b.common * a.union - a.common * b.union);
-  return matches.slice(0, limit).map((match) => match.candidate);
+    return { distinct, common };
+  };
 }
 
 function grow(stamps: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {

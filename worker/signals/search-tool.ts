@@ -8,6 +8,7 @@ import { COHORT, CONTENT_LABEL_UNVERIFIED, SEARCH_STATUS, TOOL_CONTRIBUTE, TOOL_
 import { SEARCH_CANDIDATES_MAX, SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { newSearchReceipt } from "../storage/ids";
 import { defineTool, failure, success } from "../lib/tool-definition";
+import { withTokens } from "./candidate-tokens";
 import { findMatches } from "./matcher";
 import { observeSearchedTask } from "./observe-task";
 import { searchInputSchema } from "./schemas";
@@ -56,7 +57,7 @@ export const searchTool = defineTool({
       );
     }
 
-    const matches = findMatches(input, window.rows).map(publicMatch);
+    const matches = findMatches(input, withTokens(window.rows)).map(publicMatch);
     const observed = await observeSearchedTask(db, input, {
       controlledTest: ctx.controlledTest,
       checkPublicWrite: ctx.checkPublicWrite,

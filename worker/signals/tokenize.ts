@@ -34,6 +34,24 @@ export function taskTokens(task: TaskText): Set<string> {
   return tokenSet(taskText(task));
 }
 
+/**
+ * The version of these rules that stored token lists were computed with
+ * (09 §3, 0008). Bump it with any change to the rules or the stop lists:
+ * lists of another version are then ignored and recomputed, never trusted.
+ */
+export const TOKENIZER_VERSION = 1;
+
+/**
+ * A task's token set as it is stored with its signal: the distinct tokens
+ * sorted by UTF-16 code units (the order of `Array.prototype.sort` and of `<`
+ * on strings), joined by one space (a token never contains a space, 03 §5.1
+ * rule 5). The empty string is the empty set. Sorted, so the matcher can
+ * intersect it with the sorted query tokens in one pass without splitting it.
+ */
+export function storedTokens(task: TaskText): string {
+  return [...taskTokens(task)].sort().join(" ");
+}
+
 export function tokenSet(text: string): Set<string> {
   const tokens = new Set<string>();
   forEachToken(text, (token) => tokens.add(token));
