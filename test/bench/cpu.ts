@@ -20,7 +20,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { build } from "esbuild";
+import { bundleWorker } from "./overhead";
+import { wranglerAliases } from "../helpers/bundle";
 import { storedTokens, TOKENIZER_VERSION } from "../../worker/signals/tokenize";
 import { CONTACT_LIMITS, SIGNAL_LIMITS } from "../../worker/contracts/limits";
 import type { Report, Row as ReportRow } from "./report";
@@ -139,20 +140,14 @@ interface Door {
 }
 
 async function buildDoor(root: string, outDir: string): Promise<Door> {
-  const outfile = join(outDir, "workers/monolith-node.mjs");
-  // The Workers conditions, as Wrangler bundles the door, so the measured code is the deployed code.
-  await build({
-    entryPoints: [join(root, "worker/entries/monolith.ts")],
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    minify: true,
-    external: ["cloudflare:*", "node:*"],
-    logLevel: "warning",
-  });
+  // Bundled as Wrangler bundles the door (Workers conditions, the configs' aliases), so the measured
+  // code is the deployed code; `node:*` stays external because it runs in Node here.
+  const outfile = await bundleWorker(
+    join(root, "worker/entries/monolith.ts"),
+    join(outDir, "workers/monolith-node.mjs"),
+    wranglerAliases(),
+    ["cloudflare:*", "node:*"],
+  );
   const module = (await import(pathToFileURL(outfile).href)) as { default: Door };
   return module.default;
 }

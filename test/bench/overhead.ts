@@ -60,7 +60,12 @@ type Send = () => Promise<void>;
  * Bundles like Wrangler does; the door with its configs' module aliases (the
  * SDK shim, issue 21), the echo worker with none: the bare SDK as published.
  */
-async function bundleWorker(entry: string, outfile: string, alias: Record<string, string>): Promise<string> {
+export async function bundleWorker(
+  entry: string,
+  outfile: string,
+  alias: Record<string, string>,
+  external: readonly string[] = ["cloudflare:*"],
+): Promise<string> {
   await build({
     alias,
     entryPoints: [entry],
@@ -71,7 +76,7 @@ async function bundleWorker(entry: string, outfile: string, alias: Record<string
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["module", "main"],
     minify: true,
-    external: ["cloudflare:*"],
+    external: [...external],
     logLevel: "warning",
   });
   return outfile;
