@@ -13,20 +13,10 @@ import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { escapeHtml } from "../../cli/commands/metrics/html";
+import { CHROMIUM, CHROMIUM_ARGS } from "../helpers/chromium";
 import { expectedMonolithSummary } from "../fixtures/metrics/scenario";
 import { REPO_ROOT, runMagnt } from "./harness";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const fixture = (name: string) => join(REPO_ROOT, "test/fixtures/metrics", name);
 
 describe("magnt metrics --html", () => {

@@ -125,6 +125,22 @@ describe("the per-day series (UTC)", () => {
     expect(daily.undated.tools_list).toBe(1);
   });
 
+  it("keeps at most ten years: a stray old time is folded into `earlier`, not thousands of quiet days", async () => {
+    const base = monolithEvents().find((event) => event.mcp_method === "tools/list")!;
+    const at = (n: number, time: string): Event => ({ ...base, event_id: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`, time });
+    const lines = [at(1, "1990-01-01T00:00:00Z"), at(2, "2026-05-01T00:00:00Z"), at(3, "2026-05-02T00:00:00Z"), at(4, "0001-01-01T00:00:00Z")];
+    const bytes = Buffer.from(lines.map((line) => JSON.stringify(line)).join("\n"));
+    const { daily } = await count([stdinInput(Readable.from([bytes]))], NO_WINDOW);
+    expect(daily.days.map((day) => day.date)).toEqual(["2026-05-01", "2026-05-02"]);
+    expect(daily.earlier.tools_list).toBe(2);
+    const dir = tempDir();
+    const path = join(dir, "stray.ndjson");
+    writeFileSync(path, bytes);
+    const result = await runMagnt(["metrics", path, "--full"]);
+    expect(result.stdout).toContain("+ 2 step events over 3660 days before the last day");
+    expect(result.stdout).toMatch(/│ earlier\s+│ 2\s+│/);
+  });
+
   it("is the same when the file is counted in blocks (the parallel path)", async () => {
     const dir = tempDir();
     const path = join(dir, "big.ndjson");

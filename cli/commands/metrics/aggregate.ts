@@ -148,15 +148,21 @@ export type DailyStep = (typeof DAILY_STEPS)[number];
  * The per-day series (UTC) of the funnel's main steps, for the human and
  * HTML views only (the `--json` document stays exactly 08 §5.3). `days` are in
  * date order, from the first counted day to the last with every day between
- * (a quiet day is a zero, not a gap); `undated` counts the steps of events
- * without a parseable time, which belong to no day. A contribution counts on
+ * (a quiet day is a zero, not a gap), at most the last `MAX_SERIES_DAYS`;
+ * `undated` counts the steps of events without a parseable time, which belong
+ * to no day, and `earlier` those of older days. A contribution counts on
  * the day its signal id was first accepted, so the days add up to
  * `accepted_signal_ids`; the other steps add up to their counters.
  */
 export interface DailySeries {
   days: Array<{ date: string } & Record<DailyStep, number>>;
   undated: Record<DailyStep, number>;
+  /** Steps of days more than `MAX_SERIES_DAYS` before the last day (a stray time), folded together. */
+  earlier: Record<DailyStep, number>;
 }
+
+/** The longest series kept, in days (ten years). */
+export const MAX_SERIES_DAYS = 3660;
 
 /** The time window of `--since` (inclusive) and `--until` (exclusive), in ms; null = unbounded. */
 export interface TimeWindow {
@@ -434,6 +440,8 @@ export class MetricsAggregator {
   /** Per-day step counts (`DAILY_STEPS` order) by UTC day number; `today` is the current event's. */
   private readonly days = new Map<number, Float64Array>();
   private readonly undated: Float64Array = new Float64Array(DAILY_STEPS.length);
+  private readonly earlier: Float64Array = new Float64Array(DAILY_STEPS.length);
+  private lastDay = Number.NEGATIVE_INFINITY;
   private today: Float64Array = this.undated;
   private todayNumber = Number.NaN;
 
@@ -503,13 +511,30 @@ export class MetricsAggregator {
     }
     const day = Math.floor(time / DAY_MS);
     if (day === this.todayNumber) return;
+    this.todayNumber = day;
+    if (day > this.lastDay) this.lastDay = day;
+    if (day <= this.lastDay - MAX_SERIES_DAYS) {
+      this.today = this.earlier;
+      return;
+    }
     let counts = this.days.get(day);
     if (counts === undefined) {
       counts = new Float64Array(DAILY_STEPS.length);
       this.days.set(day, counts);
+      // Stray times far apart must not grow the table without bound: fold the days that left the series.
+      if (this.days.size > 2 * MAX_SERIES_DAYS) this.foldEarlierDays();
     }
     this.today = counts;
-    this.todayNumber = day;
+  }
+
+  /** Moves the days more than `MAX_SERIES_DAYS` before the last one into `earlier`. */
+  private foldEarlierDays(): void {
+    const earlier = this.earlier;
+    for (const [day, counts] of this.days) {
+      if (day > this.lastDay - MAX_SERIES_DAYS) continue;
+      counts.forEach((value, index) => (earlier[index] = earlier[index]! + value));
+      this.days.delete(day);
+    }
   }
 
   private countMcp(rows: Float64Array, at: number, flags: number, time: number): void {
@@ -589,16 +614,15 @@ export class MetricsAggregator {
   daily(): DailySeries {
     const record = (counts: Float64Array) =>
       Object.fromEntries(DAILY_STEPS.map((step, index) => [step, counts[index]!])) as Record<DailyStep, number>;
-    const numbers = [...this.days.keys()];
+    this.foldEarlierDays();
+    let first = Number.POSITIVE_INFINITY;
+    for (const day of this.days.keys()) if (day < first) first = day;
     const days: DailySeries["days"] = [];
-    if (numbers.length > 0) {
-      const zero = new Float64Array(DAILY_STEPS.length);
-      const last = Math.max(...numbers);
-      for (let day = Math.min(...numbers); day <= last; day += 1) {
-        days.push({ date: new Date(day * DAY_MS).toISOString().slice(0, 10), ...record(this.days.get(day) ?? zero) });
-      }
+    const zero = new Float64Array(DAILY_STEPS.length);
+    for (let day = first; day <= this.lastDay; day += 1) {
+      days.push({ date: new Date(day * DAY_MS).toISOString().slice(0, 10), ...record(this.days.get(day) ?? zero) });
     }
-    return { days, undated: record(this.undated) };
+    return { days, undated: record(this.undated), earlier: record(this.earlier) };
   }
 
   /** Resolves the receipt correlation (after the whole input) and returns the summary. */

@@ -10,7 +10,7 @@
  * closed-list keys today, but the page must stay safe if that ever changes.
  */
 import { DAILY_STEPS, type DailySeries, type MetricsSummary } from "./aggregate";
-import { DAILY_LABELS, detailGroups, formatPercent, funnelSteps, inputRows, windowRows } from "./report";
+import { DAILY_LABELS, dailyTableRows, detailGroups, formatPercent, funnelSteps, inputRows, windowRows } from "./report";
 
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
@@ -84,14 +84,13 @@ function dailyChart(daily: DailySeries, step: (typeof DAILY_STEPS)[number]): str
 
 /** The whole page. */
 export function renderHtml(summary: MetricsSummary, daily: DailySeries): string {
-  const undated = DAILY_STEPS.some((step) => daily.undated[step] > 0);
   const series =
     daily.days.length === 0
       ? `<p class="note">No dated events.</p>`
       : DAILY_STEPS.map((step) => dailyChart(daily, step)).join("\n") +
         table(
           ["day (UTC)", ...DAILY_STEPS.map((step) => DAILY_LABELS[step])],
-          [...daily.days.map((day) => [day.date, ...DAILY_STEPS.map((step) => day[step])]), ...(undated ? [["no time", ...DAILY_STEPS.map((step) => daily.undated[step])]] : [])],
+          dailyTableRows(daily),
         );
   return `<!doctype html>
 <html lang="en">

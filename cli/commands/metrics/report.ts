@@ -12,7 +12,7 @@
  */
 import type { Output } from "../../lib/output";
 import { displayWidth } from "../../lib/terminal-text";
-import { DAILY_STEPS, type DailySeries, type DailyStep, type MetricsSummary } from "./aggregate";
+import { DAILY_STEPS, MAX_SERIES_DAYS, type DailySeries, type DailyStep, type MetricsSummary } from "./aggregate";
 
 /** Width of the longest funnel bar, in cells (narrower when the terminal is). */
 export const FUNNEL_BAR_WIDTH = 32;
@@ -216,6 +216,8 @@ export function renderReport(out: Output, summary: MetricsSummary, daily: DailyS
   }
   const undated = DAILY_STEPS.reduce((sum, step) => sum + daily.undated[step], 0);
   if (undated > 0) out.line(`${INDENT}${paint.dim(`+ ${undated} step events without a time (in no day)`)}`);
+  const earlier = DAILY_STEPS.reduce((sum, step) => sum + daily.earlier[step], 0);
+  if (earlier > 0) out.line(`${INDENT}${paint.dim(`+ ${earlier} step events over ${MAX_SERIES_DAYS} days before the last day`)}`);
 
   // The counts: one compact block, two columns when they fit, the window in its heading.
   const { window } = summary;
@@ -246,13 +248,19 @@ export function renderReport(out: Output, summary: MetricsSummary, daily: DailyS
   }
 }
 
+/** The per-day table's rows (`--full` and `--html`): every day, then the folded older days and the undated events when there are any. */
+export function dailyTableRows(daily: DailySeries): Array<Array<string | number>> {
+  const extra = (label: string, counts: DailySeries["undated"]) => (DAILY_STEPS.some((step) => counts[step] > 0) ? [[label, ...DAILY_STEPS.map((step) => counts[step])]] : []);
+  return [...extra("earlier", daily.earlier), ...daily.days.map((day) => [day.date, ...DAILY_STEPS.map((step) => day[step])]), ...extra("no time", daily.undated)];
+}
+
 /** `--full`: the inputs, window, every day and every counter group as tables. */
 function renderFullTables(out: Output, summary: MetricsSummary, daily: DailySeries): void {
   out.table(["inputs", "count"], inputRows(summary.inputs));
   out.table(["window", "time (UTC)"], windowRows(summary.window));
   out.table(
     ["day (UTC)", ...DAILY_STEPS.map((step) => DAILY_HEADS[step])],
-    [...daily.days.map((day) => [day.date, ...DAILY_STEPS.map((step) => day[step])]), ...(DAILY_STEPS.some((step) => daily.undated[step] > 0) ? [["no time", ...DAILY_STEPS.map((step) => daily.undated[step])]] : [])],
+    dailyTableRows(daily),
   );
   for (const group of detailGroups(summary)) out.table([group.title, "count"], group.rows);
 }
