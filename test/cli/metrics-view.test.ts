@@ -59,6 +59,13 @@ describe("the human view fits the terminal", () => {
     expect(widest(tty.stdout.replace(/\u001b\[[0-9;]*m/g, ""))).toBeLessThanOrEqual(80);
   });
 
+  it("--help stays within 80 columns", async () => {
+    const result = await runMagnt(["metrics", "--help"], { env: { COLUMNS: "80" } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("--html <file>");
+    expect(widest(result.stdout), result.stdout).toBeLessThanOrEqual(80);
+  });
+
   it("--full and a window stay within 80 columns", async () => {
     for (const args of [["--full"], ["--since", "2026-05-01T09:30:00Z", "--until", "2026-05-02T00:00:00+03:00"], ["--full", "--since", "2026-05-01"]]) {
       const result = await runMagnt(["metrics", fixture("monolith.ndjson"), ...args], { env: { COLUMNS: "80" } });

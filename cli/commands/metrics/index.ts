@@ -36,7 +36,7 @@ export function registerMetrics(program: ParentCommand, ctx: CliContext): void {
       "after",
       examples([
         "magnt metrics observer.ndjson",
-        "magnt metrics gateway.json core.ndjson.gz --since 2026-05-01 --until 2026-05-08",
+        "magnt metrics gateway.json core.json --since 2026-05-01 --until 2026-05-08",
         "zcat logs.ndjson.gz | magnt metrics - --json",
         "magnt metrics core.ndjson --html metrics.html",
       ]),
