@@ -164,8 +164,9 @@ const window = fc.record({ since: fc.option(windowValue, { nil: undefined }), un
 // ---------------------------------------------------------------- properties
 
 /**
- * The oracle for "no record is JSON": neither the whole (decompressed) file
- * nor any of its lines parses. Null when a gzip file cannot be decompressed.
+ * The oracle for "no record is JSON": the whole (decompressed) file does not
+ * parse, nor, when it is read line by line, any of its lines. Null when a
+ * gzip file cannot be decompressed.
  */
 function hasJsonText(path: string): boolean | null {
   let bytes = readFileSync(path);
@@ -185,7 +186,11 @@ function hasJsonText(path: string): boolean | null {
     }
   };
   const text = bytes.toString("latin1");
-  return parses(text) || text.split("\n").some((line) => line.trim() !== "" && parses(line));
+  if (parses(text)) return true;
+  // Lines are the records only of a file read as NDJSON; one starting with `[` or `{` may be
+  // scanned as an array or envelope, whose records this oracle does not cut.
+  const first = text.trimStart()[0];
+  return first !== "[" && first !== "{" && text.split("\n").some((line) => line.trim() !== "" && parses(line));
 }
 
 const INPUT_CATEGORIES = [
