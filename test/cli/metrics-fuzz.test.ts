@@ -8,7 +8,9 @@
  *
  * Properties: never a crash (no "unexpected error"); the exit code is 0, 2
  * (an unparseable or inverted window only) or 3 (an unreadable input only: a
- * corrupt gzip stream); exit 0 prints one JSON summary whose counts are
+ * corrupt gzip stream, or an input of records none of which is JSON — named in
+ * a stderr warning, and checked here to have no JSON line and not to be JSON
+ * as a whole); exit 0 prints one JSON summary whose counts are
  * consistent (every record falls in at most one category, the per-type counts
  * add up to `counted_events`, every count a non-negative integer); and no
  * generated free text (a canary planted in every string) reaches stdout or
@@ -20,7 +22,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runMagnt } from "./harness";
@@ -161,6 +163,36 @@ const window = fc.record({ since: fc.option(windowValue, { nil: undefined }), un
 
 // ---------------------------------------------------------------- properties
 
+/**
+ * The oracle for "no record is JSON": the whole (decompressed) file does not
+ * parse, nor, when it is read line by line, any of its lines. Null when a
+ * gzip file cannot be decompressed.
+ */
+function hasJsonText(path: string): boolean | null {
+  let bytes = readFileSync(path);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      bytes = gunzipSync(bytes);
+    } catch {
+      return null;
+    }
+  }
+  const parses = (text: string) => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const text = bytes.toString("latin1");
+  if (parses(text)) return true;
+  // Lines are the records only of a file read as NDJSON; one starting with `[` or `{` may be
+  // scanned as an array or envelope, whose records this oracle does not cut.
+  const first = text.trimStart()[0];
+  return first !== "[" && first !== "{" && text.split("\n").some((line) => line.trim() !== "" && parses(line));
+}
+
 const INPUT_CATEGORIES = [
   "unparseable_records",
   "records_without_event_id",
@@ -198,7 +230,14 @@ describe("magnt metrics on random and mutated bytes (10 §5, 08 §5)", () => {
         const result = await runMagnt(args);
         expect(result.stderr).not.toContain("unexpected error");
         expect([0, 2, 3]).toContain(result.code);
-        if (!corrupt) expect(result.code, result.stderr).not.toBe(3);
+        // 08 §5: an input none of whose records is JSON is named in a warning and fails the run (exit 3).
+        const notExports = [...result.stderr.matchAll(/warning: (\S+) is not a Workers Logs export/g)].map((match) => match[1]!);
+        for (const path of notExports) {
+          expect(paths).toContain(path);
+          expect(hasJsonText(path), path).not.toBe(true);
+        }
+        if (notExports.length > 0) expect(result.code).toBe(3);
+        if (!corrupt && notExports.length === 0) expect(result.code, result.stderr).not.toBe(3);
         if (range.since === undefined && range.until === undefined) expect(result.code).not.toBe(2);
         const output = `${result.stdout}\n${result.stderr}`;
         expect(output).not.toContain(MARKER);

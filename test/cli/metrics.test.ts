@@ -251,13 +251,20 @@ describe("exit codes and --json failures", () => {
 });
 
 describe("human report", () => {
-  it("shows the inputs table, the funnel with bars and step percentages, and the detail tables", async () => {
+  it("leads with the funnel (bars and step percentages), then the per-day series, the counts block and the details", async () => {
     const result = await runMagnt(["metrics", fixture("monolith.ndjson")]);
     expect(result.code).toBe(0);
     const out = result.stdout;
-    expect(out).toMatch(/records read\s*│\s*55/);
-    expect(out).toMatch(/not counted \(other event types\)\s*│\s*4/);
-    expect(out).toMatch(/counted events\s*│\s*47/);
+    expect(out.split("\n")[0]).toMatch(/^Funnel\b/);
+    expect(out.indexOf("Funnel")).toBeLessThan(out.indexOf("Per day (UTC)"));
+    expect(out.indexOf("Per day (UTC)")).toBeLessThan(out.indexOf("Counts"));
+    expect(out.indexOf("Counts")).toBeLessThan(out.indexOf("Details"));
+    // One compact block: label and count on one line, no table borders or row separators.
+    expect(out).not.toMatch(/[│├┼─]/);
+    expect(out).toMatch(/records read\s+55\b/);
+    expect(out).toMatch(/not counted \(other types\)\s+4\b/);
+    expect(out).toMatch(/counted events\s+47\b/);
+    expect(out).toContain("Counts — all events, 2026-05-01T09:00:00.000Z … 2026-05-02T10:00:00.001Z");
     // Funnel: tools/list 3 → valid searches 8 → no match 5 → signals 8 → correlated 2; contacts 2. Largest (8) = full bar.
     expect(out).toMatch(/tools\/list requests\s+█{12}\s+3\s*\n/);
     expect(out).toMatch(/valid searches\s+█{32}\s+8\s+267%/);
@@ -265,8 +272,23 @@ describe("human report", () => {
     expect(out).toMatch(/contributions \(signals accepted\)\s+█{32}\s+8\s+160%/);
     expect(out).toMatch(/correlated within 24 h\s+█{8}\s+2\s+25%/);
     expect(out).toMatch(/contacts saved \(new\)\s+█{8}\s+2/);
-    expect(out).toContain("search receipt correlation");
+    expect(out).toMatch(/correlation: contributions with receipt 8 · correlated signal ids 2/);
+    expect(out).toContain("A2A versions: 1.0 1 · 0.3 1 · unsupported 1 · (none) 1");
     expect(out).not.toMatch(/\u001b\[/); // not a TTY: no colour
+  });
+
+  it("--full adds every counter as a table and every day as a row", async () => {
+    const result = await runMagnt(["metrics", fixture("monolith.ndjson"), "--full"]);
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toMatch(/records read\s*│\s*55/);
+    expect(out).toMatch(/not counted \(other types\)\s*│\s*4/);
+    expect(out).toMatch(/first counted event\s*│\s*2026-05-01T09:00:00.000Z/);
+    for (const title of ["event type", "MCP method", "tool called", "propose_contact", "search_shared_experience", "contribute_task_signal", "search receipt correlation", "A2A method", "A2A outcome", "A2A protocol version"]) {
+      expect(out).toMatch(new RegExp(`│ ${title}\\s+│ count │`));
+    }
+    expect(out).toMatch(/│ 2026-05-01 │ 3\s+│ 8\s+│ 5\s+│ 6\s+│ 2\s+│/);
+    expect(out).toMatch(/│ 2026-05-02 │ 0\s+│ 0\s+│ 0\s+│ 2\s+│ 0\s+│/);
   });
 
   it("colours only on a TTY without NO_COLOR", async () => {

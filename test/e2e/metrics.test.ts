@@ -80,13 +80,15 @@ describe("magnt metrics (built CLI)", () => {
     }
   });
 
-  it("prints the human report by default (tables and funnel, no colour off a TTY)", async () => {
+  it("prints the human report by default (funnel first, counts, details; no colour off a TTY)", async () => {
     const run = await magnt(["metrics", fixture("monolith-envelope.json")]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe("");
-    expect(run.stdout).toMatch(/counted events\s*│\s*47/);
+    expect(run.stdout).toMatch(/^Funnel\b/);
+    expect(run.stdout).toMatch(/counted events\s+47\b/);
     expect(run.stdout).toMatch(/valid searches\s+█+\s+8\s+267%/);
-    expect(run.stdout).toContain("search receipt correlation");
+    expect(run.stdout).toMatch(/Per day \(UTC\) 2026-05-01 … 2026-05-02, 2 days/);
+    expect(run.stdout).toContain("correlation: contributions with receipt 8");
     expect(run.stdout).not.toMatch(/\u001b\[/);
   });
 

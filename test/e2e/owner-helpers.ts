@@ -28,20 +28,11 @@ import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import type { FlagName } from "../../worker/contracts";
+import { CHROMIUM, CHROMIUM_ARGS } from "../helpers/chromium";
 import { freePort, magnt, READY_LINE, startDoorWithNpm, stopAllDoors, tempDir, waitFor, writeTempLocalConfig, type Door } from "./helpers";
 import { authorizeWithScope, InMemoryOAuthProvider, oauthSession, type Consent, type OAuthSession } from "./oauth-client";
 
-export const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export { CHROMIUM } from "../helpers/chromium";
 
 /** The client name every registration of these suites uses (the consent page shows it in its `<bdi class="client-name">`). */
 export const CLIENT_NAME = "E2E owner client";

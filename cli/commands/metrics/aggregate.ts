@@ -140,6 +140,30 @@ export interface MetricsSummary {
   a2a: { by_method: Record<string, number>; by_outcome: Record<string, number>; by_protocol_version: Record<string, number> };
 }
 
+/** The funnel's main steps of the per-day series (report.ts labels them), in this order. */
+export const DAILY_STEPS = ["tools_list", "valid_searches", "no_match", "contributions", "contacts_saved"] as const;
+export type DailyStep = (typeof DAILY_STEPS)[number];
+
+/**
+ * The per-day series (UTC) of the funnel's main steps, for the human and
+ * HTML views only (the `--json` document stays exactly 08 §5.3). `days` are in
+ * date order, from the first counted day to the last with every day between
+ * (a quiet day is a zero, not a gap), at most the last `MAX_SERIES_DAYS`;
+ * `undated` counts the steps of events without a parseable time, which belong
+ * to no day, and `earlier` those of older days. A contribution counts on
+ * the day its signal id was first accepted, so the days add up to
+ * `accepted_signal_ids`; the other steps add up to their counters.
+ */
+export interface DailySeries {
+  days: Array<{ date: string } & Record<DailyStep, number>>;
+  undated: Record<DailyStep, number>;
+  /** Steps of days more than `MAX_SERIES_DAYS` before the last day (a stray time), folded together. */
+  earlier: Record<DailyStep, number>;
+}
+
+/** The longest series kept, in days (ten years). */
+export const MAX_SERIES_DAYS = 3660;
+
 /** The time window of `--since` (inclusive) and `--until` (exclusive), in ms; null = unbounded. */
 export interface TimeWindow {
   since: number | null;
@@ -197,6 +221,13 @@ const R_DUPLICATE = TOOL_RESULTS.code(CONTRIBUTE_STATUS.duplicate);
 const R_CONTRIBUTE_CONFLICT = TOOL_RESULTS.code(CONTRIBUTE_STATUS.conflict);
 const R_CONTRIBUTE_STORAGE_ERROR = TOOL_RESULTS.code(CONTRIBUTE_STATUS.storageError);
 
+/** Indices of `DAILY_STEPS` in a day's counts. */
+const D_TOOLS_LIST = 0;
+const D_VALID_SEARCHES = 1;
+const D_NO_MATCH = 2;
+const D_CONTRIBUTIONS = 3;
+const D_CONTACTS_SAVED = 4;
+
 /** Contribution record fields in the `RecordList`. */
 const C_RECEIPT_HI = 0;
 const C_RECEIPT_LO = 1;
@@ -220,6 +251,12 @@ export class RecordCounter implements RecordSink {
   records = 0;
   unparseable = 0;
   withoutEventId = 0;
+  /**
+   * Whether any record of the current input was JSON (the caller resets it per
+   * file): an input of records none of which is JSON is no export at all
+   * (random bytes, a `.gz` that is not gzip) and must not pass as an all-zero report.
+   */
+  readable = false;
   readonly facts = new FactRows();
   /** The byte-level reader, or null to parse every record in full (tests compare the two). */
   private readonly reader: RecordReader | null;
@@ -251,15 +288,34 @@ export class RecordCounter implements RecordSink {
     if (this.nextMcp < start) this.nextMcp = positionOf(chunk, MCP_BYTES, start);
     if (this.nextMcp + 4 > end) {
       if (this.nextA2a < start) this.nextA2a = positionOf(chunk, A2A_BYTES, start);
-      if (this.nextA2a + 4 > end) return;
+      if (this.nextA2a + 4 > end) {
+        if (!this.readable) this.probe(chunk, start, end);
+        return;
+      }
     }
     this.read(chunk, start, end);
   }
 
   isolatedRecord(bytes: Buffer): void {
     this.records += 1;
-    if (bytes.indexOf(MCP_BYTES) === -1 && bytes.indexOf(A2A_BYTES) === -1) return;
+    if (bytes.indexOf(MCP_BYTES) === -1 && bytes.indexOf(A2A_BYTES) === -1) {
+      if (!this.readable) this.probe(bytes, 0, bytes.length);
+      return;
+    }
     this.read(bytes, 0, bytes.length);
+  }
+
+  /**
+   * Whether a record the pre-filter skips is JSON — asked only until the input
+   * has one JSON record, so a real export pays for one parse at most.
+   */
+  private probe(bytes: Buffer, start: number, end: number): void {
+    try {
+      JSON.parse(bytes.toString("latin1", start, end));
+      this.readable = true;
+    } catch {
+      // Not JSON: the input stays unreadable unless a later record is.
+    }
   }
 
   oversized(): void {
@@ -293,9 +349,13 @@ export class RecordCounter implements RecordSink {
   private read(bytes: Buffer, start: number, end: number): void {
     const fields = this.fields;
     const result = this.reader === null ? READ_UNSURE : this.reader.read(bytes, start, end, fields);
-    if (result === READ_EVENT) this.keep();
-    else if (result === READ_NO_EVENT) this.withoutEventId += 1;
-    else this.parsed(bytes.toString("latin1", start, end));
+    if (result === READ_EVENT) {
+      this.readable = true;
+      this.keep();
+    } else if (result === READ_NO_EVENT) {
+      this.readable = true;
+      this.withoutEventId += 1;
+    } else this.parsed(bytes.toString("latin1", start, end));
   }
 
   /**
@@ -312,6 +372,7 @@ export class RecordCounter implements RecordSink {
       this.unparseable += 1;
       return;
     }
+    this.readable = true;
     if (projectParsed(value, this.fields)) this.keep();
     else this.withoutEventId += 1;
   }
@@ -376,8 +437,20 @@ export class MetricsAggregator {
   private readonly receipts = new FingerprintTable({ withValues: true });
   /** Accepted contributions that carry a receipt: receipt, signal, time. */
   private readonly contributions = new RecordList(6);
+  /** Per-day step counts (`DAILY_STEPS` order) by UTC day number; `today` is the current event's. */
+  private readonly days = new Map<number, Float64Array>();
+  private readonly undated: Float64Array = new Float64Array(DAILY_STEPS.length);
+  private readonly earlier: Float64Array = new Float64Array(DAILY_STEPS.length);
+  private lastDay = Number.NEGATIVE_INFINITY;
+  private today: Float64Array = this.undated;
+  private todayNumber = Number.NaN;
 
   constructor(private readonly window: TimeWindow) {}
+
+  /** Records added so far (to tell how many one input had). */
+  get recordCount(): number {
+    return this.records;
+  }
 
   /** Bytes held by the id tables (bench and tests). */
   get tableBytes(): number {
@@ -418,7 +491,10 @@ export class MetricsAggregator {
     this.byType[type] = this.byType[type]! + 1;
     if (time < this.firstEvent) this.firstEvent = time;
     if (time > this.lastEvent) this.lastEvent = time;
-    if (type === TYPE_MCP_REQUEST) this.countMcp(rows, at, flags, time);
+    if (type === TYPE_MCP_REQUEST) {
+      this.selectDay(time);
+      this.countMcp(rows, at, flags, time);
+    }
     else if (type === TYPE_A2A_REQUEST) {
       this.a2aMethods.count(rows[at + X_A2A_METHOD]!);
       this.a2aOutcomes.count(rows[at + X_OUTCOME]!);
@@ -426,10 +502,49 @@ export class MetricsAggregator {
     }
   }
 
+  /** Points `today` at the day of `time` (events arrive mostly in time order, so usually it is already there). */
+  private selectDay(time: number): void {
+    if (!Number.isFinite(time)) {
+      this.today = this.undated;
+      this.todayNumber = Number.NaN;
+      return;
+    }
+    const day = Math.floor(time / DAY_MS);
+    if (day === this.todayNumber) return;
+    this.todayNumber = day;
+    if (day > this.lastDay) this.lastDay = day;
+    if (day <= this.lastDay - MAX_SERIES_DAYS) {
+      this.today = this.earlier;
+      return;
+    }
+    let counts = this.days.get(day);
+    if (counts === undefined) {
+      counts = new Float64Array(DAILY_STEPS.length);
+      this.days.set(day, counts);
+      // Stray times far apart must not grow the table without bound: fold the days that left the series.
+      if (this.days.size > 2 * MAX_SERIES_DAYS) this.foldEarlierDays();
+    }
+    this.today = counts;
+  }
+
+  /** Moves the days more than `MAX_SERIES_DAYS` before the last one into `earlier`. */
+  private foldEarlierDays(): void {
+    const earlier = this.earlier;
+    for (const [day, counts] of this.days) {
+      if (day > this.lastDay - MAX_SERIES_DAYS) continue;
+      counts.forEach((value, index) => (earlier[index] = earlier[index]! + value));
+      this.days.delete(day);
+    }
+  }
+
   private countMcp(rows: Float64Array, at: number, flags: number, time: number): void {
     const method = rows[at + X_MCP_METHOD]!;
+    const today = this.today;
     this.mcpMethods.count(method);
-    if (method === METHOD_TOOLS_LIST) this.toolsList += 1;
+    if (method === METHOD_TOOLS_LIST) {
+      this.toolsList += 1;
+      today[D_TOOLS_LIST] = today[D_TOOLS_LIST]! + 1;
+    }
     if (method !== METHOD_TOOLS_CALL) return;
     const tool = rows[at + X_TOOL]!;
     this.toolCalls.count(tool);
@@ -439,7 +554,10 @@ export class MetricsAggregator {
       const contacts = this.contacts;
       if (result === R_CONTACT_ACCEPTED) {
         if ((flags & FLAG_DUPLICATE) !== 0) contacts.duplicates += 1;
-        else contacts.saved_new += 1;
+        else {
+          contacts.saved_new += 1;
+          today[D_CONTACTS_SAVED] = today[D_CONTACTS_SAVED]! + 1;
+        }
       } else if (result === R_CONFLICT) contacts.conflicts += 1;
       else if (result === R_STORAGE_UNAVAILABLE || result === R_DIALOGUE_MISCONFIGURED) contacts.not_saved += 1;
       else if (result === R_DIALOGUE_NOT_FOUND) contacts.dialogue_refused += 1;
@@ -447,10 +565,14 @@ export class MetricsAggregator {
       if (rateLimited) contacts.rate_limited += 1;
     } else if (tool === TOOL_CODE_SEARCH) {
       const search = this.search;
-      if ((flags & FLAG_VALID) !== 0) search.valid_calls += 1;
+      if ((flags & FLAG_VALID) !== 0) {
+        search.valid_calls += 1;
+        today[D_VALID_SEARCHES] = today[D_VALID_SEARCHES]! + 1;
+      }
       if (result === R_MATCHES) search.matches_found += 1;
       else if (result === R_NO_MATCH) {
         search.no_relevant_experience += 1;
+        today[D_NO_MATCH] = today[D_NO_MATCH]! + 1;
         if ((flags & FLAG_HAS_RECEIPT) !== 0) this.seeReceipt(rows[at + X_RECEIPT_HI]!, rows[at + X_RECEIPT_LO]!, time);
       } else if (result === R_STORAGE_ERROR) search.storage_errors += 1;
       else if (result === R_INVALID_ARGUMENTS) search.invalid_arguments += 1;
@@ -483,9 +605,24 @@ export class MetricsAggregator {
     const hasSignal = (flags & FLAG_HAS_SIGNAL) !== 0;
     const signalHi = hasSignal ? rows[at + X_SIGNAL_HI]! : 0;
     const signalLo = hasSignal ? rows[at + X_SIGNAL_LO]! : 0;
-    if (hasSignal) this.acceptedSignals.add(signalHi, signalLo);
+    if (hasSignal && this.acceptedSignals.add(signalHi, signalLo)) this.today[D_CONTRIBUTIONS] = this.today[D_CONTRIBUTIONS]! + 1;
     if ((flags & FLAG_HAS_RECEIPT) === 0) return;
     this.contributions.push(rows[at + X_RECEIPT_HI]!, rows[at + X_RECEIPT_LO]!, signalHi, signalLo, hasSignal ? 1 : 0, time);
+  }
+
+  /** The per-day series of everything applied so far. */
+  daily(): DailySeries {
+    const record = (counts: Float64Array) =>
+      Object.fromEntries(DAILY_STEPS.map((step, index) => [step, counts[index]!])) as Record<DailyStep, number>;
+    this.foldEarlierDays();
+    let first = Number.POSITIVE_INFINITY;
+    for (const day of this.days.keys()) if (day < first) first = day;
+    const days: DailySeries["days"] = [];
+    const zero = new Float64Array(DAILY_STEPS.length);
+    for (let day = first; day <= this.lastDay; day += 1) {
+      days.push({ date: new Date(day * DAY_MS).toISOString().slice(0, 10), ...record(this.days.get(day) ?? zero) });
+    }
+    return { days, undated: record(this.undated), earlier: record(this.earlier) };
   }
 
   /** Resolves the receipt correlation (after the whole input) and returns the summary. */

@@ -8,14 +8,16 @@
  * or as the human report. Failures are typed errors; `runCli` maps them to the
  * exit code and the final `--json` error object.
  */
+import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { examples, withRuntime, type ParentCommand } from "../../lib/command";
 import type { CliContext } from "../../lib/context";
-import { UsageError } from "../../lib/errors";
-import { MetricsAggregator, RecordCounter, type AggregatorOptions, type MetricsSummary, type TimeWindow } from "./aggregate";
+import { EnvironmentError, UsageError } from "../../lib/errors";
+import { MetricsAggregator, RecordCounter, type AggregatorOptions, type DailySeries, type MetricsSummary, type TimeWindow } from "./aggregate";
 import { BlockScanner } from "./blocks";
 import { BlockReadError, chooseThreads, countBlocks, planBlocks, workerHelpers, type CountOptions, type HelperThread } from "./parallel";
 import { Progress } from "./progress";
+import { renderHtml } from "./html";
 import { renderReport } from "./report";
 import { InputSplitter } from "./scanner";
 import { openFileInput, stdinInput, unreadable, type MetricsInput, type StdinSource } from "./sources";
@@ -28,12 +30,15 @@ export function registerMetrics(program: ParentCommand, ctx: CliContext): void {
     .argument("<files...>", "exported log files; - reads stdin")
     .option("--since <ISO>", "count events at or after this instant (UTC unless an offset is given)")
     .option("--until <ISO>", "count events before this instant")
+    .option("--full", "show every counter as its own table, and every day of the series")
+    .option("--html <file>", "also write the report as one self-contained HTML page (charts and tables)")
     .addHelpText(
       "after",
       examples([
         "magnt metrics observer.ndjson",
-        "magnt metrics gateway.json core.ndjson.gz --since 2026-05-01 --until 2026-05-08",
+        "magnt metrics gateway.json core.json --since 2026-05-01 --until 2026-05-08",
         "zcat logs.ndjson.gz | magnt metrics - --json",
+        "magnt metrics core.ndjson --html metrics.html",
       ]),
     )
     .action(
@@ -46,11 +51,11 @@ export function registerMetrics(program: ParentCommand, ctx: CliContext): void {
           enabled: rt.ctx.stderr.isTTY === true && !rt.out.quiet && !rt.out.json,
           totalBytes,
         });
-        let summary: MetricsSummary;
+        let counted: Counted;
         const blocks = { blocks: 0, helperBlocks: 0 };
         try {
           const threads = chooseThreads(rt.ctx.env);
-          summary = await summarise(inputs, window, (bytes) => progress.add(bytes), { parallel: { helpers: () => workerHelpers(threads), stats: blocks } });
+          counted = await count(inputs, window, (bytes) => progress.add(bytes), { parallel: { helpers: () => workerHelpers(threads), stats: blocks } });
         } finally {
           progress.stop();
           await Promise.allSettled(inputs.map((input) => input.close()));
@@ -70,10 +75,29 @@ export function registerMetrics(program: ParentCommand, ctx: CliContext): void {
           };
           rt.ctx.stderr.write(`magnt-bench-stats ${JSON.stringify(stats)}\n`);
         }
+        if (counted.notExports.length > 0) {
+          // Never an all-zero report for a file that is no export: say which and why (08 §5).
+          for (const input of counted.notExports) rt.ctx.stderr.write(`${rt.out.paint.warn("warning:")} ${notAnExportMessage(input)}\n`);
+          const names = counted.notExports.map((input) => input.name).join(", ");
+          throw new EnvironmentError(`nothing could be read as a Workers Logs export in ${names}; no report written`);
+        }
+        const { summary, daily } = counted;
+        if (options.html !== undefined) await writeHtml(resolve(rt.ctx.cwd, options.html), options.html, renderHtml(summary, daily));
         if (rt.out.json) rt.out.jsonLine(summary);
-        else renderReport(rt.out, summary);
+        else renderReport(rt.out, summary, daily, { full: options.full === true });
+        if (options.html !== undefined) rt.out.info(`wrote ${options.html}`);
       }),
     );
+}
+
+/** Writes the `--html` page; a failure is the operator's (exit 3), named by the path typed. */
+async function writeHtml(path: string, name: string, page: string): Promise<void> {
+  try {
+    await writeFile(path, page, "utf8");
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    throw new EnvironmentError(`cannot write ${name}: ${typeof code === "string" ? code : String(error)}`);
+  }
 }
 
 /** Parses `--since`/`--until`; an unparseable value is a usage error (exit 2). */
@@ -130,6 +154,31 @@ export async function summarise(
   onRawBytes: (bytes: number) => void = () => undefined,
   options: SummariseOptions = {},
 ): Promise<MetricsSummary> {
+  return (await count(inputs, window, onRawBytes, options)).summary;
+}
+
+/** An input none of whose records is JSON: named, with what was read. */
+export interface NotAnExport {
+  name: string;
+  records: number;
+  gzip: boolean;
+}
+
+/** What one run counted: the `--json` summary, the per-day series and the inputs that were no export. */
+export interface Counted {
+  summary: MetricsSummary;
+  daily: DailySeries;
+  notExports: NotAnExport[];
+}
+
+/** `summarise`, plus the per-day series and the inputs in which no record was JSON. */
+export async function count(
+  inputs: readonly MetricsInput[],
+  window: TimeWindow,
+  onRawBytes: (bytes: number) => void = () => undefined,
+  options: SummariseOptions = {},
+): Promise<Counted> {
+  const notExports: NotAnExport[] = [];
   const aggregator = new MetricsAggregator(window);
   aggregator.files = inputs.length;
   const counter = new RecordCounter(options, aggregator);
@@ -140,6 +189,7 @@ export async function summarise(
     if (tasks !== null) {
       scanner ??= new BlockScanner(options);
       try {
+        // Only a file whose first line is one whole JSON object is cut into blocks, so it is an export.
         await countBlocks(tasks, scanner, parallel!.helpers, aggregator, onRawBytes, parallel);
       } catch (error) {
         const code = (error as { code?: unknown } | null)?.code;
@@ -149,12 +199,28 @@ export async function summarise(
       continue;
     }
     const splitter = new InputSplitter(counter);
+    counter.readable = false;
+    const recordsBefore = aggregator.recordCount + counter.records;
     for await (const chunk of input.chunks(onRawBytes)) {
       splitter.push(chunk);
       counter.takeInto(aggregator);
     }
     splitter.end();
     counter.takeInto(aggregator);
+    const records = aggregator.recordCount - recordsBefore;
+    // An empty input is an empty export; records of which none is JSON are no export (08 §5).
+    if (records > 0 && !counter.readable) notExports.push({ name: input.name, records, gzip: input.gzip });
   }
-  return aggregator.finish();
+  return { summary: aggregator.finish(), daily: aggregator.daily(), notExports };
+}
+
+/** What is wrong with an input that is no export, in one line naming it (08 §5). */
+export function notAnExportMessage(input: NotAnExport): string {
+  const read = input.records === 1 ? "its one record is not JSON" : `none of its ${input.records} records is JSON`;
+  const gzip = input.gzip
+    ? "decompressed as gzip, but "
+    : /\.gz$/i.test(input.name)
+      ? "named .gz but not gzip (no gzip header), and "
+      : "";
+  return `${input.name} is not a Workers Logs export: ${gzip}${read} (expected NDJSON, a JSON array or the query API envelope, optionally gzip)`;
 }

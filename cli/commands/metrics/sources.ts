@@ -24,6 +24,8 @@ export interface MetricsInput {
   size: number | null;
   /** The decompressed bytes, in chunks; `onRawBytes` reports progress in on-disk bytes. */
   chunks(onRawBytes: (bytes: number) => void): AsyncIterable<Buffer>;
+  /** Set once reading has begun: whether the bytes were gzip (for the not-an-export warning). */
+  gzip: boolean;
   /** A regular file, which the parallel path may read by position instead (`parallel.ts`). */
   file?: ParallelFile;
   close(): Promise<void>;
@@ -32,9 +34,20 @@ export interface MetricsInput {
 /** A readable the command may take stdin from (tests pass their own). */
 export type StdinSource = AsyncIterable<Buffer | string>;
 
+/**
+ * zlib's codes said in words (with the code kept for a search): a gzip file
+ * cut short (an interrupted download) ends with Z_BUF_ERROR, corrupt data
+ * with Z_DATA_ERROR.
+ */
+const ZLIB_WORDS: Record<string, string> = {
+  Z_BUF_ERROR: "the gzip data ends early — the file is truncated (an interrupted download or copy?)",
+  Z_DATA_ERROR: "the gzip data is corrupt",
+};
+
 function describeCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : error instanceof Error ? error.message.split("\n")[0]! : String(error);
+  if (typeof code === "string") return ZLIB_WORDS[code] === undefined ? code : `${ZLIB_WORDS[code]} (${code})`;
+  return error instanceof Error ? error.message.split("\n")[0]! : String(error);
 }
 
 export function unreadable(name: string, error: unknown): EnvironmentError {
@@ -79,11 +92,13 @@ async function* gunzip(name: string, first: Buffer, rest: AsyncIterator<Buffer>)
 }
 
 /** Passes chunks through, decompressing when the first bytes are gzip's magic. */
-async function* maybeGunzip(name: string, source: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+async function* maybeGunzip(input: MetricsInput, source: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+  const name = input.name;
   const iterator = source[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done === true) return;
-  if (isGzip(first.value)) {
+  input.gzip = isGzip(first.value);
+  if (input.gzip) {
     yield* gunzip(name, first.value, iterator);
     return;
   }
@@ -127,10 +142,11 @@ export async function openFileInput(path: string, name: string): Promise<Metrics
       yield bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
     }
   }
-  return {
+  const input: MetricsInput = {
     name,
     size,
-    chunks: (onRawBytes) => maybeGunzip(name, read(onRawBytes)),
+    gzip: false,
+    chunks: (onRawBytes) => maybeGunzip(input, read(onRawBytes)),
     file: {
       fd: handle.fd,
       size,
@@ -147,6 +163,7 @@ export async function openFileInput(path: string, name: string): Promise<Metrics
     },
     close: () => handle.close(),
   };
+  return input;
 }
 
 /** Stdin (`-`). */
@@ -162,5 +179,6 @@ export function stdinInput(stdin: StdinSource): MetricsInput {
       throw unreadable("-", error);
     }
   }
-  return { name: "-", size: null, chunks: (onRawBytes) => maybeGunzip("-", read(onRawBytes)), close: async () => undefined };
+  const input: MetricsInput = { name: "-", size: null, gzip: false, chunks: (onRawBytes) => maybeGunzip(input, read(onRawBytes)), close: async () => undefined };
+  return input;
 }
