@@ -135,9 +135,8 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
     },
     exec: (sql: string) => db.exec(sql),
     dump: () => db.dump(),
-    withSession: () => {
-      throw new Error("not used by the door");
-    },
+    // A session on this binding sees the same faults (the search window reads through one, 09 §6.2).
+    withSession: () => ({ prepare: binding.prepare, batch: binding.batch, getBookmark: () => null }),
   };
   return binding as unknown as FaultPointD1;
 }

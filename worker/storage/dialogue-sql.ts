@@ -14,7 +14,7 @@
  * which only reads: no C.1 table is written (07 §1, §4.1).
  */
 import { DIALOGUE_ID_PREFIX, DIALOGUE_LIST_MAX, REPLY_ID_PREFIX } from "../contracts/tools";
-import { all, first, run, statement, StorageError, type Statement } from "./d1";
+import { all, first, notRetried, run, statement, StorageError, type Statement } from "./d1";
 
 export const newDialogueId = (): string => DIALOGUE_ID_PREFIX + crypto.randomUUID();
 export const newReplyId = (): string => REPLY_ID_PREFIX + crypto.randomUUID();
@@ -94,15 +94,16 @@ export function membershipOf(db: D1Database, contactId: string): Promise<Dialogu
 
 /** Counts one wrong attempt for `keyHash` in the window and returns the window's count. */
 export async function countWrongAttempt(db: D1Database, keyHash: string, windowStart: string): Promise<number> {
+  // Never retried (decision 128): a counter bumped twice is not the same as once.
   const row = await first<{ failures: number }>(
     db,
-    statement(
+    notRetried(statement(
       `INSERT INTO dialogue_fetch_attempts (key_hash, window_start, failures) VALUES (?, ?, 1)
        ON CONFLICT(key_hash, window_start) DO UPDATE SET failures = failures + 1
        RETURNING failures`,
       keyHash,
       windowStart,
-    ),
+    )),
   );
   if (row === null) throw new StorageError();
   return row.failures;
@@ -127,9 +128,10 @@ const REPLY_COLUMNS = "reply_id, contact_id, published_at, fetched_at, body";
  * can never both claim it (07 §5.2 step 4).
  */
 export function claimOldestReply(db: D1Database, dialogueId: string, now: string): Promise<ReplyRow | null> {
+  // Never retried (decision 128): after a committed first attempt the retry claims nothing (or the next reply).
   return first<ReplyRow>(
     db,
-    statement(
+    notRetried(statement(
       `UPDATE dialogue_replies SET fetched_at = ?1
        WHERE reply_id = (
          SELECT reply_id FROM dialogue_replies WHERE dialogue_id = ?2 AND fetched_at IS NULL
@@ -138,7 +140,7 @@ export function claimOldestReply(db: D1Database, dialogueId: string, now: string
        RETURNING ${REPLY_COLUMNS}`,
       now,
       dialogueId,
-    ),
+    )),
   );
 }
 
