@@ -16,7 +16,8 @@
  * carries a canary, to prove D1 error texts never reach a log line.
  */
 
-export type FaultMode = "fails" | "throws";
+/** `commits`: the statement or batch runs for real, then the call throws (the answer was lost after the commit). */
+export type FaultMode = "fails" | "throws" | "commits";
 export type FaultTarget = "statement" | "batch";
 
 export interface FaultPointPlan {
@@ -92,7 +93,9 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
       bind: (...values: unknown[]) => wrap(sql, statement.bind(...values)),
       run: async () => {
         statements.push(sql);
-        return failsHere() ? inject(unsuccessfulResult()) : statement.run();
+        if (!failsHere()) return statement.run();
+        if (plan.mode === "commits") await statement.run();
+        return inject(unsuccessfulResult());
       },
       all: async () => {
         statements.push(sql);
@@ -134,7 +137,8 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
       const sqls = entries.map((entry) => entry?.sql ?? "");
       statements.push(...sqls);
       if (plan.target === "batch" && isFaultPoint(sqls.some((sql) => plan.pattern.test(sql)))) {
-        // Nothing of the batch runs: D1 batches are all-or-nothing.
+        // Nothing of the batch runs (D1 batches are all-or-nothing), unless it commits before the answer is lost.
+        if (plan.mode === "commits") await db.batch(list.map((item, index) => entries[index]?.statement ?? item));
         return inject(list.map(() => unsuccessfulResult()));
       }
       return db.batch(list.map((item, index) => entries[index]?.statement ?? item));

@@ -867,3 +867,36 @@ describe("retries of D1's transient errors (issue 20)", () => {
     });
   });
 });
+
+/**
+ * The answer lost after the write committed ("Network connection lost" once
+ * the statement ran): the door's retry inserts nothing again — the row exists
+ * exactly once — and the receipt names it (09 §6).
+ */
+describe("a transient error after a committed write (issue 20)", () => {
+  const committed: Record<string, (answer: Answer, run: Run) => Promise<void>> = {
+    "contact-insert": SUCCEEDS["contact-insert"]!,
+    "dialogue-open-batch": SUCCEEDS["dialogue-open-batch"]!,
+    "dialogue-follow-up-batch": SUCCEEDS["dialogue-follow-up-batch"]!,
+    "signal-insert": SUCCEEDS["signal-insert"]!,
+    "observation-insert": SUCCEEDS["observation-insert"]!,
+    "observation-outbox-batch": SUCCEEDS["observation-outbox-batch"]!,
+    "owner-draft-insert": SUCCEEDS["owner-draft-insert"]!,
+    "owner-publish-insert": SUCCEEDS["owner-publish-insert"]!,
+    "cron-discover": SUCCEEDS["cron-discover"]!,
+  };
+  it.each(Object.keys(committed))("%s: one row, a correct receipt", async (id) => {
+    const row = FAULT_TABLE.find((candidate) => candidate.id === id)!;
+    const scenario = SCENARIOS[id]!;
+    const canaries = new Canaries();
+    const logs = captureConsole();
+    const run: Run = { canaries, logs, analytics: captureAnalytics(), state: {} };
+    Object.assign(run.state, await scenario.setup(run));
+    const faulty = faultPoint(db(), { pattern: row.pattern, target: row.target, mode: "commits", message: transientMessage(canaries) });
+    const setupLines = logs.lines().length;
+    const answer = await scenario.act(faulty, run);
+    expect(faulty.fired).toBe(true);
+    expect(slept).toHaveLength(1);
+    await committed[id]!(answer, { ...run, logs: linesFrom(logs, setupLines) });
+  });
+});

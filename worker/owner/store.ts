@@ -373,7 +373,8 @@ export async function saveDraft(db: D1Database, command: SaveDraftCommand, nowMs
         db,
         statement(
           `INSERT INTO owner_drafts (draft_id, contact_id, body, revision, created_at, updated_at)
-           SELECT ?, ?, ?, 1, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)`,
+           SELECT ?, ?, ?, 1, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)
+           ON CONFLICT(draft_id) DO NOTHING`,
           draftId,
           contactId,
           command.text,

@@ -27,7 +27,9 @@ export type DialogueRole = "root" | "follow_up";
  * Case A, after the contact insert in the same batch: the dialogue and its root
  * membership, each inserted only when the contact row with the freshly
  * generated id exists — i.e. only by the request whose contact insert won the
- * race on `submission_id`. A losing duplicate inserts nothing.
+ * race on `submission_id`. A losing duplicate inserts nothing. `ON CONFLICT
+ * DO NOTHING` serves the door's own retry of a batch whose first attempt
+ * committed (09 §6): it inserts nothing again and reads the same rows back.
  */
 export function createDialogueStatements(row: {
   readonly dialogueId: string;
@@ -38,7 +40,8 @@ export function createDialogueStatements(row: {
   return [
     statement(
       `INSERT INTO dialogues (dialogue_id, token_hash, root_contact_id, created_at, revoked_at)
-       SELECT ?, ?, ?, ?, NULL WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)`,
+       SELECT ?, ?, ?, ?, NULL WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)
+       ON CONFLICT(root_contact_id) DO NOTHING`,
       row.dialogueId,
       row.tokenHash,
       row.contactId,
@@ -57,7 +60,8 @@ export function joinDialogueStatement(row: { readonly dialogueId: string; readon
 function joinStatement(contactId: string, dialogueId: string, role: DialogueRole, joinedAt: string): Statement {
   return statement(
     `INSERT INTO dialogue_contacts (contact_id, dialogue_id, role, joined_at)
-     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)`,
+     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)
+     ON CONFLICT(contact_id) DO NOTHING`,
     contactId,
     dialogueId,
     role,
