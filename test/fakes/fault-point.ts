@@ -145,7 +145,7 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
     },
     exec: (sql: string) => db.exec(sql),
     dump: () => db.dump(),
-    // A session on this binding sees the same faults (the search window reads through one, 09 §6.2).
+    // A session on this binding sees the same faults (the search window reads through one, 09 §5.2).
     withSession: () => ({ prepare: binding.prepare, batch: binding.batch, getBookmark: () => null }),
   };
   return binding as unknown as FaultPointD1;

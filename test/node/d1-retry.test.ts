@@ -1,11 +1,11 @@
 /**
- * The classification and the bounds of the door's D1 retries (09 §6,
+ * The classification and the bounds of the door's D1 retries (09 §5,
  * decisions 125–127): pure functions, no runtime.
  */
 import { describe, expect, it } from "vitest";
 import { backoffDelayMs, D1_RETRY, failureMessage, isTransientD1Error } from "../../worker/storage/d1-retry";
 
-describe("which D1 failures are transient (09 §6.1)", () => {
+describe("which D1 failures are transient (09 §5.1)", () => {
   it.each([
     "D1_ERROR: Network connection lost.",
     "D1_ERROR: D1 DB reset because its code was updated.",
@@ -33,7 +33,7 @@ describe("which D1 failures are transient (09 §6.1)", () => {
   });
 });
 
-describe("backoff with full jitter (09 §6.1)", () => {
+describe("backoff with full jitter (09 §5.1)", () => {
   it("draws below 100 ms before the second attempt and below 200 ms before the third", () => {
     expect(backoffDelayMs(2, 0)).toBe(0);
     expect(backoffDelayMs(2, 0.999)).toBe(99);

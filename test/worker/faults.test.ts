@@ -627,7 +627,7 @@ describe("fault injection at every write step (issue 14)", () => {
       [row.target === "batch" ? "batch fails" : "statement fails", "fails"],
       [row.target === "batch" ? "batch throws" : "statement throws", "throws"],
     ])("%s", async (_label, mode) => {
-      // A non-transient D1 error: never retried, the fault point runs exactly once (09 §6).
+      // A non-transient D1 error: never retried, the fault point runs exactly once (09 §5).
       await failingStep(row, mode, (canaries) => `D1_ERROR: SQLITE_CONSTRAINT ${canaries.make("d1ErrorText")}`);
       expect(slept, "a non-transient error was retried").toEqual([]);
     });
@@ -690,7 +690,7 @@ async function failingStep(row: FaultRow, mode: FaultMode, messageOf: (canaries:
 }
 
 
-// ---------------------------------------------------------------- retries of D1's transient errors (issue 20, 09 §6)
+// ---------------------------------------------------------------- retries of D1's transient errors (issue 20, 09 §5)
 
 /** Steps whose statement is never retried (decision 128): a transient error there is the row's failure, after one attempt. */
 const NOT_RETRIED = new Set([
@@ -801,7 +801,7 @@ const SUCCEEDS: Record<string, (answer: Answer, run: Run) => Promise<void>> = {
   },
 };
 
-/** The waits the door asked for; no test waits real time (09 §6). */
+/** The waits the door asked for; no test waits real time (09 §5). */
 let slept: number[] = [];
 let restoreTiming: () => void = () => undefined;
 
@@ -871,7 +871,7 @@ describe("retries of D1's transient errors (issue 20)", () => {
 /**
  * The answer lost after the write committed ("Network connection lost" once
  * the statement ran): the door's retry inserts nothing again — the row exists
- * exactly once — and the receipt names it (09 §6).
+ * exactly once — and the receipt names it (09 §5).
  */
 describe("a transient error after a committed write (issue 20)", () => {
   const committed: Record<string, (answer: Answer, run: Run) => Promise<void>> = {

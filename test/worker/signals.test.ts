@@ -368,12 +368,12 @@ describe("privacy canary over every shared-memory path (10 §3)", () => {
 });
 
 /**
- * Read replicas (09 §6.2): the search window goes through a D1 session whose
+ * Read replicas (09 §5.2): the search window goes through a D1 session whose
  * first query may reach any replica; the observation and every write stay on
  * the binding itself (the primary). On local D1 (no replication) the answer
  * is the same as before: the contribution just made is found.
  */
-describe("reads a replica may serve (09 §6.2)", () => {
+describe("reads a replica may serve (09 §5.2)", () => {
   /** The real binding, recording which SQL ran on it and which through a session (with its constraint). */
   function recordingBinding() {
     const primary: string[] = [];

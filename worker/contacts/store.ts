@@ -27,7 +27,7 @@ const ensuredTables = new WeakMap<D1Database, Promise<void>>();
 
 /** Creates `contacts` from the embedded 0001 once per binding per isolate (the only lazy migration). */
 function ensureContactsTable(db: D1Database): Promise<void> {
-  // Keyed by the platform binding, not the request's retry-scoped wrapper (09 §6).
+  // Keyed by the platform binding, not the request's retry-scoped wrapper (09 §5).
   const key = baseBinding(db);
   let ensured = ensuredTables.get(key);
   if (!ensured) {

@@ -61,7 +61,7 @@ const common = {
   controlled_test: z.boolean(),
   identity_verified: z.literal(false),
   forwarded_to_core: z.boolean().optional(),
-  /** 09 §6: present only when a transient D1 failure was retried. */
+  /** 09 §5: present only when a transient D1 failure was retried. */
   d1_retries: z.number().int().min(1).optional(),
 };
 

@@ -77,7 +77,7 @@ interface DoorWorker {
 
 /**
  * The request's own view of the bindings, from the entry: storage's D1 retry
- * scope (09 §6) wraps `CONTACTS` per request, so the event can carry the
+ * scope (09 §5) wraps `CONTACTS` per request, so the event can carry the
  * request's retry count. The edge never imports storage; the entry wires it.
  */
 export type RequestScope = (env: Env) => { readonly env: Env; d1Retries(): number };

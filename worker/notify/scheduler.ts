@@ -61,7 +61,7 @@ export async function runScheduled(controller: ScheduledController, env: Env, ro
   const clock = options.now ?? (() => new Date());
   const startedAt = clock();
   const counts: Counts = { discovered: 0, attempted: 0, delivered: 0, retried: 0, failed: 0, skipped: 0, overflow_skipped: 0 };
-  // One D1 retry scope per run (09 §6): its retry count goes into the event.
+  // One D1 retry scope per run (09 §5): its retry count goes into the event.
   const scoped = scopeD1(env);
   const outcome = await deliver(scoped.env, counts, clock, options);
   if (isCleanupMinute(controller.scheduledTime)) await hourlyCleanup(scoped.env.CONTACTS, clock());

@@ -29,7 +29,7 @@ type SearchWindow = { readonly kind: "read"; readonly rows: SignalRow[] } | { re
 
 /**
  * The latest active rows of one cohort, newest first; a storage fault is a value, never an empty window.
- * A replica may serve it (09 §6.2): a contribution seconds old missing from one search is acceptable.
+ * A replica may serve it (09 §5.2): a contribution seconds old missing from one search is acceptable.
  */
 export async function readSearchWindow(db: D1Database, isTest: boolean): Promise<SearchWindow> {
   try {

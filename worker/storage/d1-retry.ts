@@ -1,6 +1,6 @@
 /**
  * Which D1 failures are retried, how long the door waits between attempts, and
- * where a request's retry count is kept (09 §6, decisions 125–130).
+ * where a request's retry count is kept (09 §5, decisions 125–130).
  *
  * D1's error list marks three failures "Retry the operation" (D1 docs,
  * observability/debug-d1 "List of D1_ERRORs"; best-practices/retry-queries):
@@ -110,7 +110,7 @@ export function scopeD1(env: Env): { readonly env: Env; d1Retries(): number } {
 }
 
 /**
- * A reader for queries that tolerate slightly stale rows (09 §6.2): a fresh D1
+ * A reader for queries that tolerate slightly stale rows (09 §5.2): a fresh D1
  * session whose first query may go to any replica ("first-unconstrained"), in
  * the same retry scope. Without replication enabled every query still reaches
  * the primary, so local behaviour is unchanged. Never for a write or a

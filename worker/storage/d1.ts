@@ -5,7 +5,7 @@
  * `StorageError` whose message is fixed: D1's own error text may quote data, so
  * it is never carried further.
  *
- * D1's documented transient failures are retried here, and only here (09 §6):
+ * D1's documented transient failures are retried here, and only here (09 §5):
  * a statement or batch marked idempotent (the default) runs again after a
  * jittered backoff, within the bounds of `d1-retry.ts`; a batch is retried
  * whole. A statement built with `notRetried` runs once, as before.

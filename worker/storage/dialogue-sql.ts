@@ -29,7 +29,7 @@ export type DialogueRole = "root" | "follow_up";
  * generated id exists — i.e. only by the request whose contact insert won the
  * race on `submission_id`. A losing duplicate inserts nothing. `ON CONFLICT
  * DO NOTHING` serves the door's own retry of a batch whose first attempt
- * committed (09 §6): it inserts nothing again and reads the same rows back.
+ * committed (09 §5): it inserts nothing again and reads the same rows back.
  */
 export function createDialogueStatements(row: {
   readonly dialogueId: string;
