@@ -16,7 +16,8 @@
  * carries a canary, to prove D1 error texts never reach a log line.
  */
 
-export type FaultMode = "fails" | "throws";
+/** `commits`: the statement or batch runs for real, then the call throws (the answer was lost after the commit). */
+export type FaultMode = "fails" | "throws" | "commits";
 export type FaultTarget = "statement" | "batch";
 
 export interface FaultPointPlan {
@@ -26,6 +27,8 @@ export interface FaultPointPlan {
   readonly mode: FaultMode;
   /** Which matching statement or batch fails, 1-based (default 1): later ones run normally. */
   readonly occurrence?: number;
+  /** How many consecutive matching executions fail from `occurrence` on (default 1; Infinity: every one). */
+  readonly times?: number;
   /** Error text of the fault; put a canary in it. */
   readonly message: string;
 }
@@ -40,6 +43,8 @@ export interface FaultPointD1 extends D1Database {
   readonly atFault: DatabaseSnapshot | null;
   /** The SQL of every statement run or batched through this binding, in order. */
   readonly statements: string[];
+  /** Executions of a matching statement (or batch) after the first injected fault: the door's retries of it. */
+  readonly attemptsAfterFault: number;
 }
 
 /** Tables of the door's schema (not D1's or SQLite's own bookkeeping). */
@@ -57,6 +62,8 @@ export async function snapshotDatabase(db: D1Database): Promise<DatabaseSnapshot
 
 export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
   const occurrence = plan.occurrence ?? 1;
+  const times = plan.times ?? 1;
+  let attemptsAfterFault = 0;
   const statements: string[] = [];
   const inner = new WeakMap<object, { sql: string; statement: D1PreparedStatement }>();
   let seen = 0;
@@ -65,14 +72,15 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
 
   /** Whether this matching statement or batch is the one that fails (counts matches). */
   const isFaultPoint = (matches: boolean): boolean => {
-    if (!matches || fired) return false;
+    if (!matches) return false;
+    if (fired) attemptsAfterFault += 1;
     seen += 1;
-    return seen === occurrence;
+    return seen >= occurrence && seen < occurrence + times;
   };
 
   const inject = async <T>(unsuccessful: T): Promise<T> => {
+    if (!fired) atFault = await snapshotDatabase(db);
     fired = true;
-    atFault = await snapshotDatabase(db);
     if (plan.mode === "fails") return unsuccessful;
     throw new Error(plan.message);
   };
@@ -85,7 +93,9 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
       bind: (...values: unknown[]) => wrap(sql, statement.bind(...values)),
       run: async () => {
         statements.push(sql);
-        return failsHere() ? inject(unsuccessfulResult()) : statement.run();
+        if (!failsHere()) return statement.run();
+        if (plan.mode === "commits") await statement.run();
+        return inject(unsuccessfulResult());
       },
       all: async () => {
         statements.push(sql);
@@ -93,20 +103,16 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
       },
       first: async (column?: string) => {
         statements.push(sql);
-        if (failsHere()) {
-          fired = true;
-          atFault = await snapshotDatabase(db);
+        if (failsHere()) return inject(null).then(() => {
           throw new Error(plan.message);
-        }
+        });
         return statement.first(column as never);
       },
       raw: async () => {
         statements.push(sql);
-        if (failsHere()) {
-          fired = true;
-          atFault = await snapshotDatabase(db);
+        if (failsHere()) return inject(null).then(() => {
           throw new Error(plan.message);
-        }
+        });
         return statement.raw();
       },
     };
@@ -121,6 +127,9 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
     get atFault() {
       return atFault;
     },
+    get attemptsAfterFault() {
+      return attemptsAfterFault;
+    },
     statements,
     prepare: (sql: string) => wrap(sql, db.prepare(sql)),
     batch: async (list: D1PreparedStatement[]) => {
@@ -128,16 +137,16 @@ export function faultPoint(db: D1Database, plan: FaultPointPlan): FaultPointD1 {
       const sqls = entries.map((entry) => entry?.sql ?? "");
       statements.push(...sqls);
       if (plan.target === "batch" && isFaultPoint(sqls.some((sql) => plan.pattern.test(sql)))) {
-        // Nothing of the batch runs: D1 batches are all-or-nothing.
+        // Nothing of the batch runs (D1 batches are all-or-nothing), unless it commits before the answer is lost.
+        if (plan.mode === "commits") await db.batch(list.map((item, index) => entries[index]?.statement ?? item));
         return inject(list.map(() => unsuccessfulResult()));
       }
       return db.batch(list.map((item, index) => entries[index]?.statement ?? item));
     },
     exec: (sql: string) => db.exec(sql),
     dump: () => db.dump(),
-    withSession: () => {
-      throw new Error("not used by the door");
-    },
+    // A session on this binding sees the same faults (the search window reads through one, 09 §5.2).
+    withSession: () => ({ prepare: binding.prepare, batch: binding.batch, getBookmark: () => null }),
   };
   return binding as unknown as FaultPointD1;
 }

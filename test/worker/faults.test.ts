@@ -19,7 +19,7 @@
  *     Engine point.
  * And docs/reliability.md prints exactly the rows of the table.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import reliabilityDoc from "../../docs/reliability.md?raw";
 import { faultPoint, snapshotDatabase, type DatabaseSnapshot, type FaultMode } from "../fakes/fault-point";
 import { fakeTelegram, type FakeTelegram } from "../fakes/telegram";
@@ -31,6 +31,7 @@ import { Canaries } from "../helpers/privacy";
 import { exchange, harness, link, refresh, type Harness, type Linked, type TokenSet } from "../helpers/owner";
 import { DIALOGUE_ON, expectedToken, insertReply, openDialogue, sha256Hex } from "./dialogue-harness";
 import { CLEANUP_BATCH_ROWS } from "../../worker/notify/cleanup";
+import { D1_RETRY, useRetryTiming } from "../../worker/storage/d1-retry";
 import { FAULT_TABLE, faultTableBlockOf, faultTableMarkdown, type FaultRow } from "./fault-table";
 import { addContact, addObservation, clock, cron, forceOutboxRow, outbox, pinActivation, resetNotifyTables } from "./notify-harness";
 import { ownerStack, ownerTokenRequest, ownerTool } from "./owner-stack";
@@ -123,7 +124,9 @@ function contactScenario(kind: "absent" | "stored"): Scenario {
 function dialogueOpenScenario(kind: "absent" | "stored"): Scenario {
   return {
     async setup({ canaries }) {
-      return { args: { summary: canaries.make("summary"), submission_id: crypto.randomUUID(), is_test: true } };
+      // Dialogues left without their contact by earlier scenarios (the cron ones empty `contacts`): this step must add none.
+      const orphans = await countRows("dialogues", "root_contact_id NOT IN (SELECT contact_id FROM contacts)");
+      return { args: { summary: canaries.make("summary"), submission_id: crypto.randomUUID(), is_test: true }, orphans };
     },
     act: (faulty, { state }) => tool("propose_contact", state.args, { ...DIALOGUE_ON, CONTACTS: faulty }),
     expectAnswer: (answer) => expectNotSaved(answer),
@@ -140,7 +143,7 @@ function dialogueOpenScenario(kind: "absent" | "stored"): Scenario {
         expect(retry.structured).toMatchObject({ status: "accepted_for_human_review", duplicate: true, dialogue: { status: "token_issued" } });
         expect(retry.structured!.dialogue.dialogue_token).toBe(await expectedToken(membership[0]!.dialogue_id));
       } else {
-        expect(await countRows("dialogues", "root_contact_id NOT IN (SELECT contact_id FROM contacts)")).toBe(0);
+        expect(await countRows("dialogues", "root_contact_id NOT IN (SELECT contact_id FROM contacts)")).toBe(state.orphans);
         const retry = await tool("propose_contact", state.args, DIALOGUE_ON);
         expect(retry.structured).toMatchObject({ status: "accepted_for_human_review", duplicate: false, dialogue: { status: "token_issued" } });
       }
@@ -626,51 +629,276 @@ describe("fault injection at every write step (issue 14)", () => {
       [row.target === "batch" ? "batch fails" : "statement fails", "fails"],
       [row.target === "batch" ? "batch throws" : "statement throws", "throws"],
     ])("%s", async (_label, mode) => {
+      // A non-transient D1 error: never retried, the fault point runs exactly once (09 §5).
+      await failingStep(row, mode, (canaries) => `D1_ERROR: SQLITE_CONSTRAINT ${canaries.make("d1ErrorText")}`);
+      expect(slept, "a non-transient error was retried").toEqual([]);
+    });
+  });
+});
+
+/**
+ * One row's step against a binding that fails `times` consecutive executions
+ * of the fault point, with every generic check of the suite and the row's
+ * specified failure answer and recovery.
+ */
+async function failingStep(row: FaultRow, mode: FaultMode, messageOf: (canaries: Canaries) => string, times = 1) {
+  const scenario = SCENARIOS[row.id]!;
+  const canaries = new Canaries();
+  const logs = captureConsole();
+  const analytics = captureAnalytics();
+  const run: Run = { canaries, logs, analytics, state: {} };
+  Object.assign(run.state, await scenario.setup(run));
+  const message = messageOf(canaries);
+
+  const before = await snapshotDatabase(db());
+  const faulty = faultPoint(db(), { pattern: row.pattern, target: row.target, mode, message, times, ...(row.occurrence ? { occurrence: row.occurrence } : {}) });
+  const setupLines = logs.lines().length;
+  const setupPoints = analytics.points.length;
+  const answer = await scenario.act(faulty, run);
+  const after = await snapshotDatabase(db());
+  const stepLogs = linesFrom(logs, setupLines);
+
+  expect(faulty.fired, `the fault point of ${row.id} was never reached`).toBe(true);
+  await scenario.expectAnswer(answer, { ...run, logs: stepLogs });
+  const actEvents = stepLogs.events() as unknown as Structured[];
+
+  // Nothing half-written: the failed statement wrote nothing and nothing ran after it.
+  const isCron = row.id.startsWith("cron-");
+  expect(isCron ? withoutLeaseFields(after) : after).toEqual(isCron ? withoutLeaseFields(faulty.atFault!) : faulty.atFault);
+
+  // Nothing previously stored lost or altered (the cleanup's expired rows excepted; its scenario counts what is left).
+  for (const [table, rows] of Object.entries(before)) {
+    if (row.mayDelete?.includes(table)) continue;
+    if (row.writes.includes(table)) {
+      const kept = new Set(keysOf(after[table] ?? []));
+      expect(keysOf(rows).filter((key) => !kept.has(key)), `rows lost from ${table}`).toEqual([]);
+    } else {
+      expect(after[table], `${table} changed although ${row.id} does not write it`).toEqual(rows);
+    }
+  }
+
+  // No receipt without a stored row.
+  const stored = JSON.stringify(after);
+  for (const id of answer.text.match(ID_PATTERN) ?? []) expect(stored, `answer names ${id}, which is not stored`).toContain(id);
+
+  // No D1 error text, no visitor text in telemetry.
+  expect(stepLogs.lines().length).toBeGreaterThan(0);
+  expect(stepLogs.lines().join("\n")).not.toContain("D1_ERROR");
+  await canaries.assertAbsentFrom(logs.lines());
+  await canaries.assertAbsentFrom(analytics.lines().slice(setupPoints), "an Analytics Engine point");
+
+  await scenario.afterwards(run, answer);
+  return { faulty, run, actEvents };
+}
+
+
+// ---------------------------------------------------------------- retries of D1's transient errors (issue 20, 09 §5)
+
+/** Steps whose statement is never retried (decision 128): a transient error there is the row's failure, after one attempt. */
+const NOT_RETRIED = new Set([
+  "cron-record-failure",
+  "fetch-delivery-mark",
+  "fetch-attempt-counter",
+  "owner-draft-update",
+  "oauth-code-spend",
+  "oauth-refresh-spend",
+  "oauth-family-revocation",
+]);
+
+/** Steps whose request event is written by the door that ran the statement (the owner tools run in core, behind RPC). */
+const COUNTED = (id: string) => !id.startsWith("owner-") && !id.startsWith("oauth-");
+
+const transientMessage = (canaries: Canaries) => `D1_ERROR: Network connection lost. ${canaries.make("d1ErrorText")}`;
+
+/** The specified success of each retried step after one transient failure, and its exactly-one-row check. */
+const SUCCEEDS: Record<string, (answer: Answer, run: Run) => Promise<void>> = {
+  ...Object.fromEntries(
+    ["contact-lazy-table", "contact-insert", "contact-read-back"].map((id) => [
+      id,
+      async (answer: Answer, { state }: Run) => {
+        expect(answer.structured).toMatchObject({ status: "accepted_for_human_review", duplicate: false });
+        const stored = await selectRows<Structured>("SELECT contact_id FROM contacts WHERE submission_id = ?", state.args.submission_id);
+        expect(stored).toEqual([{ contact_id: answer.structured!.contact_id }]);
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    ["dialogue-open-batch", "dialogue-open-read-back"].map((id) => [
+      id,
+      async (answer: Answer, { state }: Run) => {
+        expect(answer.structured).toMatchObject({ status: "accepted_for_human_review", duplicate: false, dialogue: { status: "token_issued" } });
+        const stored = await selectRows<Structured>("SELECT contact_id FROM contacts WHERE submission_id = ?", state.args.submission_id);
+        expect(stored).toEqual([{ contact_id: answer.structured!.contact_id }]);
+        expect(await countRows("dialogues", "root_contact_id = ?", stored[0]!.contact_id)).toBe(1);
+        expect(await countRows("dialogue_contacts", "contact_id = ?", stored[0]!.contact_id)).toBe(1);
+      },
+    ]),
+  ),
+  "dialogue-follow-up-batch": async (answer, { state }) => {
+    expect(answer.structured).toMatchObject({ status: "accepted_for_human_review", duplicate: false, dialogue: { status: "joined" } });
+    expect(await countRows("contacts", "submission_id = ?", state.args.submission_id)).toBe(1);
+    expect(await countRows("dialogue_contacts", "dialogue_id = ?", state.dialogueId)).toBe(2);
+  },
+  ...Object.fromEntries(
+    ["signal-insert", "signal-read-back"].map((id) => [
+      id,
+      async (answer: Answer, { state }: Run) => {
+        expect(answer.structured).toMatchObject({ status: "accepted" });
+        const stored = await selectRows<Structured>("SELECT signal_id FROM task_signals WHERE submission_id = ?", state.args.submission_id);
+        expect(stored).toEqual([{ signal_id: answer.structured!.signal_id }]);
+      },
+    ]),
+  ),
+  "observation-insert": async (answer, { state, logs }) => {
+    expect(eventOf({ logs } as Run)).toMatchObject({ observed_task_saved: true, outcome: "success" });
+    expect(await countRows("observed_task_signals", "goal = ?", state.args.goal)).toBe(1);
+  },
+  "observation-outbox-batch": async (answer, { state, logs }) => {
+    expect(eventOf({ logs } as Run)).toMatchObject({ observed_task_saved: true, outcome: "success" });
+    expect(await countRows("observed_task_signals", "goal = ?", state.args.goal)).toBe(1);
+    expect(await countRows("notification_outbox", "source_kind = 'observation'")).toBe(1);
+  },
+  ...Object.fromEntries(
+    Object.keys(SENDS_BEFORE_FAULT)
+      .filter((id) => !NOT_RETRIED.has(id))
+      .map((id) => [
+        id,
+        async (answer: Answer, { state }: Run) => {
+          expect(answer.outcome).toBe("ok");
+          // The whole busy run: skip, delivery, two failed sends, the recovered stale row — each sent once.
+          expect(state.telegram.requests).toHaveLength(SENDS_BEFORE_FAULT["cron-release-lease"]!);
+          for (const contact of [state.rows.delivered, state.rows.retried]) expect(await countRows("notification_outbox", "source_id = ?", contact)).toBe(1);
+          expect((await outbox()).filter((row) => row.state === "sending")).toEqual([]);
+        },
+      ]),
+  ),
+  "fetch-after-mark": async (answer, { state }) => {
+    expect(answer.structured).toMatchObject({ status: "reply_delivered", redelivered: false, reply: { reply_id: state.reply.replyId } });
+  },
+  ...Object.fromEntries(
+    ["owner-draft-insert", "owner-draft-read-back"].map((id) => [
+      id,
+      async (answer: Answer, { state }: Run) => {
+        expect(answer.structured).toMatchObject({ status: "draft_saved", revision: 1 });
+        expect(await selectRows("SELECT draft_id FROM owner_drafts WHERE contact_id = ?", state.contactId)).toEqual([{ draft_id: answer.structured!.draft_id }]);
+      },
+    ]),
+  ),
+  "owner-state-upsert": async (answer, { state }) => {
+    expect(answer.structured).toMatchObject({ status: "state_set", state: "archived", previous_state: "acknowledged" });
+    expect(await selectRows("SELECT state FROM contact_owner_state WHERE contact_id = ?", state.contactId)).toEqual([{ state: "archived" }]);
+  },
+  ...Object.fromEntries(
+    ["owner-publish-insert", "owner-publish-read-back"].map((id) => [
+      id,
+      async (answer: Answer, { state }: Run) => {
+        expect(answer.structured).toMatchObject({ status: "reply_published", draft_id: state.draftId });
+        expect(await selectRows("SELECT reply_id FROM dialogue_replies WHERE draft_id = ?", state.draftId)).toEqual([{ reply_id: answer.structured!.reply_id }]);
+      },
+    ]),
+  ),
+  "owner-revoke": async (answer, { state }) => {
+    expect(answer.structured).toMatchObject({ status: "dialogue_revoked" });
+    expect(await countRows("dialogues", "dialogue_id = ? AND revoked_at IS NOT NULL", state.dialogueId)).toBe(1);
+  },
+};
+
+/** The waits the door asked for; no test waits real time (09 §5). */
+let slept: number[] = [];
+let restoreTiming: () => void = () => undefined;
+
+beforeEach(() => {
+  slept = [];
+  restoreTiming = useRetryTiming({ sleep: async (ms) => void slept.push(ms), random: () => 0.999 });
+});
+
+afterEach(() => {
+  restoreTiming();
+});
+
+/** The count of retries in the step's one event (a tool call's or a cron run's). */
+function retriesInEvent(events: readonly Structured[]): unknown {
+  expect(events).toHaveLength(1);
+  return events[0]!.d1_retries;
+}
+
+describe("retries of D1's transient errors (issue 20)", () => {
+  it("every retried step has its success check, every step is covered", () => {
+    expect(Object.keys(SUCCEEDS).sort()).toEqual(FAULT_TABLE.map((row) => row.id).filter((id) => !NOT_RETRIED.has(id)).sort());
+  });
+
+  describe.each(FAULT_TABLE.map((row) => [row.id, row] as const))("%s", (_id, row: FaultRow) => {
+    const retried = !NOT_RETRIED.has(row.id);
+
+    it(retried ? "a transient error on the first attempt: the specified success, exactly one row" : "a transient error: not retried, the specified failure", async () => {
+      if (!retried) {
+        await failingStep(row, "throws", transientMessage);
+        expect(slept).toEqual([]);
+        return;
+      }
       const scenario = SCENARIOS[row.id]!;
       const canaries = new Canaries();
       const logs = captureConsole();
       const analytics = captureAnalytics();
       const run: Run = { canaries, logs, analytics, state: {} };
       Object.assign(run.state, await scenario.setup(run));
-      const message = `D1_ERROR: SQLITE_CONSTRAINT ${canaries.make("d1ErrorText")}`;
-
-      const before = await snapshotDatabase(db());
-      const faulty = faultPoint(db(), { pattern: row.pattern, target: row.target, mode, message, ...(row.occurrence ? { occurrence: row.occurrence } : {}) });
+      const faulty = faultPoint(db(), { pattern: row.pattern, target: row.target, mode: "throws", message: transientMessage(canaries), ...(row.occurrence ? { occurrence: row.occurrence } : {}) });
       const setupLines = logs.lines().length;
-      const setupPoints = analytics.points.length;
       const answer = await scenario.act(faulty, run);
-      const after = await snapshotDatabase(db());
       const stepLogs = linesFrom(logs, setupLines);
 
-      expect(faulty.fired, `the fault point of ${row.id} was never reached`).toBe(true);
-      await scenario.expectAnswer(answer, { ...run, logs: stepLogs });
-
-      // Nothing half-written: the failed statement wrote nothing and nothing ran after it.
-      const isCron = row.id.startsWith("cron-");
-      expect(isCron ? withoutLeaseFields(after) : after).toEqual(isCron ? withoutLeaseFields(faulty.atFault!) : faulty.atFault);
-
-      // Nothing previously stored lost or altered (the cleanup's expired rows excepted; its scenario counts what is left).
-      for (const [table, rows] of Object.entries(before)) {
-        if (row.mayDelete?.includes(table)) continue;
-        if (row.writes.includes(table)) {
-          const kept = new Set(keysOf(after[table] ?? []));
-          expect(keysOf(rows).filter((key) => !kept.has(key)), `rows lost from ${table}`).toEqual([]);
-        } else {
-          expect(after[table], `${table} changed although ${row.id} does not write it`).toEqual(rows);
-        }
-      }
-
-      // No receipt without a stored row.
-      const stored = JSON.stringify(after);
+      expect(faulty.fired).toBe(true);
+      expect(faulty.attemptsAfterFault, "the fault point ran again").toBeGreaterThanOrEqual(1);
+      expect(slept, "exactly one retry").toHaveLength(1);
+      await SUCCEEDS[row.id]!(answer, { ...run, logs: stepLogs });
+      // The retry is invisible to the client; the event carries its count, never the error.
+      expect(answer.text).not.toContain("Network connection lost");
+      if (COUNTED(row.id)) expect(retriesInEvent(stepLogs.events() as unknown as Structured[])).toBe(1);
+      const stored = JSON.stringify(await snapshotDatabase(db()));
       for (const id of answer.text.match(ID_PATTERN) ?? []) expect(stored, `answer names ${id}, which is not stored`).toContain(id);
-
-      // No D1 error text, no visitor text in telemetry.
-      expect(stepLogs.lines().length).toBeGreaterThan(0);
       expect(stepLogs.lines().join("\n")).not.toContain("D1_ERROR");
       await canaries.assertAbsentFrom(logs.lines());
-      await canaries.assertAbsentFrom(analytics.lines().slice(setupPoints), "an Analytics Engine point");
-
-      await scenario.afterwards(run, answer);
     });
+
+    it("a transient error on every attempt: the specified failure and nothing stored, within the bounds", async () => {
+      const { faulty, actEvents } = await failingStep(row, "throws", transientMessage, Number.POSITIVE_INFINITY);
+      expect(faulty.attemptsAfterFault).toBeGreaterThanOrEqual(retried ? D1_RETRY.maxAttempts - 1 : 0);
+      expect(slept, "retries of the fault point").toHaveLength(retried ? D1_RETRY.maxAttempts - 1 : 0);
+      expect(slept.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(D1_RETRY.budgetMs);
+      if (COUNTED(row.id) && retried) expect(retriesInEvent(actEvents)).toBe(D1_RETRY.maxAttempts - 1);
+    });
+  });
+});
+
+/**
+ * The answer lost after the write committed ("Network connection lost" once
+ * the statement ran): the door's retry inserts nothing again — the row exists
+ * exactly once — and the receipt names it (09 §5).
+ */
+describe("a transient error after a committed write (issue 20)", () => {
+  const committed: Record<string, (answer: Answer, run: Run) => Promise<void>> = {
+    "contact-insert": SUCCEEDS["contact-insert"]!,
+    "dialogue-open-batch": SUCCEEDS["dialogue-open-batch"]!,
+    "dialogue-follow-up-batch": SUCCEEDS["dialogue-follow-up-batch"]!,
+    "signal-insert": SUCCEEDS["signal-insert"]!,
+    "observation-insert": SUCCEEDS["observation-insert"]!,
+    "observation-outbox-batch": SUCCEEDS["observation-outbox-batch"]!,
+    "owner-draft-insert": SUCCEEDS["owner-draft-insert"]!,
+    "owner-publish-insert": SUCCEEDS["owner-publish-insert"]!,
+    "cron-discover": SUCCEEDS["cron-discover"]!,
+  };
+  it.each(Object.keys(committed))("%s: one row, a correct receipt", async (id) => {
+    const row = FAULT_TABLE.find((candidate) => candidate.id === id)!;
+    const scenario = SCENARIOS[id]!;
+    const canaries = new Canaries();
+    const logs = captureConsole();
+    const run: Run = { canaries, logs, analytics: captureAnalytics(), state: {} };
+    Object.assign(run.state, await scenario.setup(run));
+    const faulty = faultPoint(db(), { pattern: row.pattern, target: row.target, mode: "commits", message: transientMessage(canaries) });
+    const setupLines = logs.lines().length;
+    const answer = await scenario.act(faulty, run);
+    expect(faulty.fired).toBe(true);
+    expect(slept).toHaveLength(1);
+    await committed[id]!(answer, { ...run, logs: linesFrom(logs, setupLines) });
   });
 });

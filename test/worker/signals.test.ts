@@ -7,11 +7,12 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { captureAnalytics, captureConsole } from "../helpers/door";
 import { assertValidEvent } from "../helpers/event-schema";
-import { countRows, selectRows } from "../helpers/db";
+import { countRows, db, selectRows } from "../helpers/db";
 import { connectV1, connectV2 } from "../helpers/mcp";
 import { assertNoCanaryInTelemetry, Canaries } from "../helpers/privacy";
 import { contribute, search, seedSignal, uniqueWord, type Structured } from "../helpers/signals";
 import { fakeRateLimiter, faultyD1 } from "../fakes/faulty-d1";
+import { SEARCH_WINDOW_SQL } from "../../worker/signals/signal-store";
 
 const MATCH_KEYS = ["signal_id", "goal", "blocker", "tried", "learned"];
 
@@ -395,5 +396,61 @@ describe("privacy canary over every shared-memory path (10 §3)", () => {
     expect(analytics.points).toHaveLength(10);
     for (const event of logs.events()) assertValidEvent(event);
     await assertNoCanaryInTelemetry(canaries, { logs, analytics });
+  });
+});
+
+/**
+ * Read replicas (09 §5.2): the search window goes through a D1 session whose
+ * first query may reach any replica; the observation and every write stay on
+ * the binding itself (the primary). On local D1 (no replication) the answer
+ * is the same as before: the contribution just made is found.
+ */
+describe("reads a replica may serve (09 §5.2)", () => {
+  /** The real binding, recording which SQL ran on it and which through a session (with its constraint). */
+  function recordingBinding() {
+    const primary: string[] = [];
+    const sessions: { constraint: string | undefined; sql: string[] }[] = [];
+    const real = db();
+    const binding = {
+      prepare: (sql: string) => {
+        primary.push(sql);
+        return real.prepare(sql);
+      },
+      batch: (statements: D1PreparedStatement[]) => real.batch(statements),
+      exec: (sql: string) => real.exec(sql),
+      withSession: (constraint?: string) => {
+        const session = real.withSession(constraint as D1SessionConstraint);
+        const record = { constraint, sql: [] as string[] };
+        sessions.push(record);
+        return {
+          prepare: (sql: string) => {
+            record.sql.push(sql);
+            return session.prepare(sql);
+          },
+          batch: (statements: D1PreparedStatement[]) => session.batch(statements),
+          getBookmark: () => session.getBookmark(),
+        };
+      },
+    } as unknown as D1Database;
+    return { binding, primary, sessions };
+  }
+
+  it("the search window runs in a first-unconstrained session; the observation insert on the primary", async () => {
+    const word = uniqueWord("replica");
+    const contributed = await contribute({ goal: `deploy ${word} on the edge`, learned: "pin the compatibility date", is_test: true });
+    expect(contributed.structured).toMatchObject({ status: "accepted" });
+    const { binding, primary, sessions } = recordingBinding();
+    const found = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: binding } });
+    expect(found.structured).toMatchObject({ status: "matches_found" });
+    expect(sessions).toEqual([{ constraint: "first-unconstrained", sql: [SEARCH_WINDOW_SQL] }]);
+    expect(primary.some((sql) => sql.includes("FROM task_signals"))).toBe(false);
+    expect(primary.some((sql) => /INSERT INTO observed_task_signals/.test(sql))).toBe(true);
+  });
+
+  it("no write, receipt read-back or outbox statement ever runs in a session", async () => {
+    const { binding, sessions } = recordingBinding();
+    const saved = await contribute({ goal: `contribute ${uniqueWord("primary")}`, learned: "reads after writes stay on the primary", is_test: true }, { overrides: { CONTACTS: binding } });
+    expect(saved.structured).toMatchObject({ status: "accepted" });
+    expect(sessions).toEqual([]);
   });
 });

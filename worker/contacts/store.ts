@@ -4,6 +4,7 @@
  */
 import { CONTACTS_SCHEMA_0001 } from "../storage/schema-0001";
 import { run, statement, type Statement } from "../storage/d1";
+import { baseBinding } from "../storage/d1-retry";
 import { writeOnce, type WriteOnceResult } from "../storage/write-once";
 import { newContactId, newSubmissionId, nowIso } from "../storage/ids";
 import { canonicalContact, contactPayloadHash } from "./hash";
@@ -26,11 +27,13 @@ const ensuredTables = new WeakMap<D1Database, Promise<void>>();
 
 /** Creates `contacts` from the embedded 0001 once per binding per isolate (the only lazy migration). */
 function ensureContactsTable(db: D1Database): Promise<void> {
-  let ensured = ensuredTables.get(db);
+  // Keyed by the platform binding, not the request's retry-scoped wrapper (09 §5).
+  const key = baseBinding(db);
+  let ensured = ensuredTables.get(key);
   if (!ensured) {
     ensured = run(db, statement(CONTACTS_SCHEMA_0001)).then(() => undefined);
-    ensuredTables.set(db, ensured);
-    ensured.catch(() => ensuredTables.delete(db));
+    ensuredTables.set(key, ensured);
+    ensured.catch(() => ensuredTables.delete(key));
   }
   return ensured;
 }

@@ -61,6 +61,8 @@ const common = {
   controlled_test: z.boolean(),
   identity_verified: z.literal(false),
   forwarded_to_core: z.boolean().optional(),
+  /** 09 §5: present only when a transient D1 failure was retried. */
+  d1_retries: z.number().int().min(1).optional(),
 };
 
 /** 01 §9.2 and §11, 02 §5.6, 03 §9, 01 §14: MCP request fields. */
@@ -133,6 +135,7 @@ export const scheduledEventObjectSchema = z.strictObject({
   skipped: count(),
   overflow_skipped: count(),
   duration_ms: count(),
+  d1_retries: z.number().int().min(1).optional(),
 });
 
 /** Every request event (one per HTTP request, 01 §9). */

@@ -233,6 +233,8 @@ export interface RequestEvent {
   controlled_test: boolean;
   identity_verified: false;
   forwarded_to_core?: boolean;
+  /** D1 attempts beyond the first over the request's statements (09 §5); absent when nothing was retried. */
+  d1_retries?: number;
   /** Owner gateway only: which part of the OAuth server or `/mcp` answered (06 §9). */
   owner_step?: OwnerStepLabel;
 
@@ -336,4 +338,6 @@ export interface ScheduledEvent {
   skipped: number;
   overflow_skipped: number;
   duration_ms: number;
+  /** D1 attempts beyond the first over the run's statements (09 §5); absent when nothing was retried. */
+  d1_retries?: number;
 }

@@ -75,22 +75,34 @@ interface DoorWorker {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response>;
 }
 
+/**
+ * The request's own view of the bindings, from the entry: storage's D1 retry
+ * scope (09 §5) wraps `CONTACTS` per request, so the event can carry the
+ * request's retry count. The edge never imports storage; the entry wires it.
+ */
+export type RequestScope = (env: Env) => { readonly env: Env; d1Retries(): number };
+
+const unscoped: RequestScope = (env) => ({ env, d1Retries: () => 0 });
+
 /** Builds the `fetch` handler of one deployable role from its route table. */
-export function createDoor(role: Role, lookup: RouteLookup): DoorWorker {
+export function createDoor(role: Role, lookup: RouteLookup, scope: RequestScope = unscoped): DoorWorker {
   return {
     async fetch(request, env, ctx) {
       const url = new URL(request.url);
       const route = lookup(url.pathname);
       const telemetry = startRequestTelemetry(request, url, role, route.eventType);
       const seen: Seen = { allowedOrigin: null };
+      const scoped = scope(env);
       let response: Response | undefined;
       try {
-        response = await handleRequest({ request, url, env, ctx, role, telemetry }, route, seen);
+        response = await handleRequest({ request, url, env: scoped.env, ctx, role, telemetry }, route, seen);
       } catch {
         // The exception, its message and its stack are never logged (01 §1).
         telemetry.annotate({ outcome: "internal_error" });
         response = route.unavailable(seen.allowedOrigin);
       } finally {
+        const d1Retries = scoped.d1Retries();
+        if (d1Retries > 0) telemetry.annotate({ d1_retries: d1Retries });
         emitRequestEvent(telemetry.finish(response?.status ?? 503), env);
       }
       // HEAD answers never carry a body, whichever handler produced them.

@@ -15,9 +15,10 @@ import { handleOwnerMcp, ownerIsSpent, ownerSpendOnce } from "../mcp/owner-rpc";
 import { dialogueServed, servePublicMcp } from "../mcp/public-server";
 import { runScheduled } from "../notify/index";
 import { localProbe } from "../site/probe";
+import { scopeD1 } from "../storage/d1-retry";
 import { coreRoutes } from "./core-routes";
 
-const door = createDoor("core", coreRoutes({ mcpPost: servePublicMcp, probe: localProbe(dialogueServed) }));
+const door = createDoor("core", coreRoutes({ mcpPost: servePublicMcp, probe: localProbe(dialogueServed) }), scopeD1);
 
 /**
  * The owner gateway's binding `OWNER_CORE` (06 §5). RPC only: not reachable

@@ -7,11 +7,13 @@ import { createDoor } from "../edge/pipeline";
 import { dialogueServed, servePublicMcp } from "../mcp/public-server";
 import { runScheduled } from "../notify/index";
 import { localProbe } from "../site/probe";
+import { scopeD1 } from "../storage/d1-retry";
 import { publicRoutes } from "./public-routes";
 
 const door = createDoor(
   "monolith",
   publicRoutes({ mcpPost: servePublicMcp, mcpEventType: "mcp_request", probe: localProbe(dialogueServed) }),
+  scopeD1,
 );
 
 export default {

@@ -19,6 +19,7 @@ import type { Env } from "../config/env";
 import { emitScheduledEvent } from "../edge/telemetry";
 import { sha256Hex } from "../lib/hash";
 import { StorageError } from "../storage/d1";
+import { scopeD1 } from "../storage/d1-retry";
 import { hourlyCleanup, isCleanupMinute } from "./cleanup";
 import { readNotifyConfig, type NotifyConfig } from "./config";
 import {
@@ -60,8 +61,11 @@ export async function runScheduled(controller: ScheduledController, env: Env, ro
   const clock = options.now ?? (() => new Date());
   const startedAt = clock();
   const counts: Counts = { discovered: 0, attempted: 0, delivered: 0, retried: 0, failed: 0, skipped: 0, overflow_skipped: 0 };
-  const outcome = await deliver(env, counts, clock, options);
-  if (isCleanupMinute(controller.scheduledTime)) await hourlyCleanup(env.CONTACTS, clock());
+  // One D1 retry scope per run (09 §5): its retry count goes into the event.
+  const scoped = scopeD1(env);
+  const outcome = await deliver(scoped.env, counts, clock, options);
+  if (isCleanupMinute(controller.scheduledTime)) await hourlyCleanup(scoped.env.CONTACTS, clock());
+  const d1Retries = scoped.d1Retries();
   const event: ScheduledEvent = {
     event_id: crypto.randomUUID(),
     time: startedAt.toISOString(),
@@ -70,6 +74,7 @@ export async function runScheduled(controller: ScheduledController, env: Env, ro
     outcome,
     ...counts,
     duration_ms: Math.max(0, clock().getTime() - startedAt.getTime()),
+    ...(d1Retries > 0 ? { d1_retries: d1Retries } : {}),
   };
   emitScheduledEvent(event);
   return event;

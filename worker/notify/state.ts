@@ -7,7 +7,7 @@
  * conditional UPDATE, so exactly one run wins; every send re-checks that the
  * lease is still ours and unexpired before it calls Telegram.
  */
-import { all, first, run, statement } from "../storage/d1";
+import { all, first, notRetried, run, statement } from "../storage/d1";
 
 /** How long one run may hold the lease (05 §5 step 4); longer than 5 sends × 8 s. */
 export const LEASE_SECONDS = 55;
@@ -88,9 +88,10 @@ export async function recordDelivery(db: D1Database, now: string): Promise<void>
  * never moves earlier than one already set.
  */
 export async function recordFailure(db: D1Database, now: string, backoffUntil: string | null): Promise<void> {
+  // Never retried (decision 128): a counter bumped twice is not the same as once.
   await run(
     db,
-    statement(
+    notRetried(statement(
       `UPDATE notification_state SET consecutive_failures = consecutive_failures + 1,
          backoff_until = CASE WHEN ? IS NULL THEN backoff_until
                               WHEN backoff_until IS NULL OR backoff_until < ? THEN ?
@@ -101,6 +102,6 @@ export async function recordFailure(db: D1Database, now: string, backoffUntil: s
       backoffUntil,
       backoffUntil,
       now,
-    ),
+    )),
   );
 }

@@ -9,15 +9,16 @@
  * 503 and issues nothing, instead of guessing that a code is unspent. Expired
  * rows are deleted by core's hourly cleanup (`notify/cleanup.ts`, 05 §5.1).
  */
-import { first, run, statement } from "../storage/d1";
+import { first, notRetried, run, statement } from "../storage/d1";
 import type { SpentKind, SpentLedger } from "./http";
 
 export function d1SpentLedger(db: D1Database): SpentLedger {
   return {
     async spendOnce(id: string, kind: SpentKind, expiresAt: string): Promise<boolean> {
+      // Never retried (decision 128): after a committed first attempt the retry reports 0 changes — a replay.
       const result = await run(
         db,
-        statement("INSERT INTO owner_oauth_spent (id, kind, expires_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING", id, kind, expiresAt),
+        notRetried(statement("INSERT INTO owner_oauth_spent (id, kind, expires_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING", id, kind, expiresAt)),
       );
       return result.meta.changes === 1;
     },

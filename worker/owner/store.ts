@@ -10,7 +10,7 @@
  * D1 fault is `storage_error`.
  */
 import { CONTACT_ID_PATTERN, OBSERVATION_ID_PATTERN } from "../contracts/ids";
-import { all, first, run, statement, StorageError } from "../storage/d1";
+import { all, first, notRetried, run, statement, StorageError } from "../storage/d1";
 import {
   dialogueViewsOf,
   publishedReplyIdsOf,
@@ -373,7 +373,8 @@ export async function saveDraft(db: D1Database, command: SaveDraftCommand, nowMs
         db,
         statement(
           `INSERT INTO owner_drafts (draft_id, contact_id, body, revision, created_at, updated_at)
-           SELECT ?, ?, ?, 1, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)`,
+           SELECT ?, ?, ?, 1, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)
+           ON CONFLICT(draft_id) DO NOTHING`,
           draftId,
           contactId,
           command.text,
@@ -401,7 +402,8 @@ export async function saveDraft(db: D1Database, command: SaveDraftCommand, nowMs
     const update = guarded
       ? statement(UPDATE_UNPUBLISHED_DRAFT_SQL, command.text, now, draftId, contactId, expected, draftId)
       : statement(UPDATE_DRAFT_SQL, command.text, now, draftId, contactId, expected);
-    const updated = await run(db, update);
+    // Never retried (decision 128): after a committed first attempt the retry changes nothing and reads as a revision conflict.
+    const updated = await run(db, notRetried(update));
     const stored = await first<StoredDraft>(db, statement(READ_DRAFT_SQL, draftId));
     if (stored === null || stored.contact_id !== contactId) return { status: "draft_not_found" };
     if (updated.meta.changes !== 1 && guarded) {

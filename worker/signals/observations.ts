@@ -16,7 +16,8 @@ interface Observation {
 export function insertObservationStatement(observation: Observation): Statement {
   return statement(
     `INSERT INTO observed_task_signals (observation_id, created_at, goal, blocker, tried, self_reported_test)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT(observation_id) DO NOTHING`,
     observation.observationId,
     observation.createdAt,
     observation.task.goal,

@@ -5,6 +5,7 @@
  */
 import { SEARCH_CANDIDATES_MAX } from "../contracts/limits";
 import { all, statement } from "../storage/d1";
+import { replicaReader } from "../storage/d1-retry";
 import { writeOnce, type WriteOnceResult } from "../storage/write-once";
 import { sha256Hex } from "../lib/hash";
 import { newSignalId, newSubmissionId, nowIso } from "../storage/ids";
@@ -30,10 +31,14 @@ LIMIT ?2`;
 
 type SearchWindow = { readonly kind: "read"; readonly rows: SignalRow[] } | { readonly kind: "unreadable" };
 
-/** The latest active rows of one cohort, newest first; a storage fault is a value, never an empty window. */
+/**
+ * The latest active rows of one cohort, newest first; a storage fault is a value, never an empty window.
+ * A replica may serve it (09 §5.2): a contribution seconds old missing from one search is acceptable.
+ */
 export async function readSearchWindow(db: D1Database, isTest: boolean): Promise<SearchWindow> {
   try {
-    return { kind: "read", rows: await all<SignalRow>(db, statement(SEARCH_WINDOW_SQL, isTest ? 1 : 0, SEARCH_CANDIDATES_MAX)) };
+    const rows = await all<SignalRow>(replicaReader(db), statement(SEARCH_WINDOW_SQL, isTest ? 1 : 0, SEARCH_CANDIDATES_MAX));
+    return { kind: "read", rows };
   } catch {
     return { kind: "unreadable" };
   }

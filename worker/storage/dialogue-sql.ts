@@ -14,7 +14,7 @@
  * which only reads: no C.1 table is written (07 §1, §4.1).
  */
 import { DIALOGUE_ID_PREFIX, DIALOGUE_LIST_MAX, REPLY_ID_PREFIX } from "../contracts/tools";
-import { all, first, run, statement, StorageError, type Statement } from "./d1";
+import { all, first, notRetried, run, statement, StorageError, type Statement } from "./d1";
 
 export const newDialogueId = (): string => DIALOGUE_ID_PREFIX + crypto.randomUUID();
 export const newReplyId = (): string => REPLY_ID_PREFIX + crypto.randomUUID();
@@ -27,7 +27,9 @@ export type DialogueRole = "root" | "follow_up";
  * Case A, after the contact insert in the same batch: the dialogue and its root
  * membership, each inserted only when the contact row with the freshly
  * generated id exists — i.e. only by the request whose contact insert won the
- * race on `submission_id`. A losing duplicate inserts nothing.
+ * race on `submission_id`. A losing duplicate inserts nothing. `ON CONFLICT
+ * DO NOTHING` serves the door's own retry of a batch whose first attempt
+ * committed (09 §5): it inserts nothing again and reads the same rows back.
  */
 export function createDialogueStatements(row: {
   readonly dialogueId: string;
@@ -38,7 +40,8 @@ export function createDialogueStatements(row: {
   return [
     statement(
       `INSERT INTO dialogues (dialogue_id, token_hash, root_contact_id, created_at, revoked_at)
-       SELECT ?, ?, ?, ?, NULL WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)`,
+       SELECT ?, ?, ?, ?, NULL WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)
+       ON CONFLICT(root_contact_id) DO NOTHING`,
       row.dialogueId,
       row.tokenHash,
       row.contactId,
@@ -57,7 +60,8 @@ export function joinDialogueStatement(row: { readonly dialogueId: string; readon
 function joinStatement(contactId: string, dialogueId: string, role: DialogueRole, joinedAt: string): Statement {
   return statement(
     `INSERT INTO dialogue_contacts (contact_id, dialogue_id, role, joined_at)
-     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)`,
+     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)
+     ON CONFLICT(contact_id) DO NOTHING`,
     contactId,
     dialogueId,
     role,
@@ -94,15 +98,16 @@ export function membershipOf(db: D1Database, contactId: string): Promise<Dialogu
 
 /** Counts one wrong attempt for `keyHash` in the window and returns the window's count. */
 export async function countWrongAttempt(db: D1Database, keyHash: string, windowStart: string): Promise<number> {
+  // Never retried (decision 128): a counter bumped twice is not the same as once.
   const row = await first<{ failures: number }>(
     db,
-    statement(
+    notRetried(statement(
       `INSERT INTO dialogue_fetch_attempts (key_hash, window_start, failures) VALUES (?, ?, 1)
        ON CONFLICT(key_hash, window_start) DO UPDATE SET failures = failures + 1
        RETURNING failures`,
       keyHash,
       windowStart,
-    ),
+    )),
   );
   if (row === null) throw new StorageError();
   return row.failures;
@@ -127,9 +132,10 @@ const REPLY_COLUMNS = "reply_id, contact_id, published_at, fetched_at, body";
  * can never both claim it (07 §5.2 step 4).
  */
 export function claimOldestReply(db: D1Database, dialogueId: string, now: string): Promise<ReplyRow | null> {
+  // Never retried (decision 128): after a committed first attempt the retry claims nothing (or the next reply).
   return first<ReplyRow>(
     db,
-    statement(
+    notRetried(statement(
       `UPDATE dialogue_replies SET fetched_at = ?1
        WHERE reply_id = (
          SELECT reply_id FROM dialogue_replies WHERE dialogue_id = ?2 AND fetched_at IS NULL
@@ -138,7 +144,7 @@ export function claimOldestReply(db: D1Database, dialogueId: string, now: string
        RETURNING ${REPLY_COLUMNS}`,
       now,
       dialogueId,
-    ),
+    )),
   );
 }
 

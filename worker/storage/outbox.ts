@@ -23,7 +23,8 @@ export function enqueueObservationStatement(observationId: string, createdAt: st
   return statement(
     `INSERT INTO notification_outbox (outbox_id, source_kind, source_id, created_at, state, attempts, next_attempt_at)
      SELECT ?, 'observation', ?, ?, 'pending', 0, ?
-     WHERE EXISTS (SELECT 1 FROM notification_state WHERE id = 1 AND activated_at <= ?)`,
+     WHERE EXISTS (SELECT 1 FROM notification_state WHERE id = 1 AND activated_at <= ?)
+     ON CONFLICT(source_kind, source_id) DO NOTHING`,
     outboxId,
     observationId,
     createdAt,
