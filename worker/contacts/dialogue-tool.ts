@@ -32,9 +32,9 @@ import {
 } from "../contracts/tools";
 import { deriveDialogueToken, dialogueTokenHash, importDialogueKey, type DialogueKey } from "../lib/dialogue-token";
 import { defineTool, failure, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
-import { StorageError } from "../storage/d1";
-import { budgetAlreadyTaken, verifyDialogueAccess } from "../storage/dialogue-access";
-import { createDialogueStatements, joinDialogueStatement, membershipOf, newDialogueId, type DialogueMembership } from "../storage/dialogue-sql";
+import { budgetAlreadyTaken, verifyDialogueAccess } from "../storage/dialogue/access";
+import { createDialogueStatements, joinDialogueStatement, membershipOf, newDialogueId, type DialogueMembership } from "../storage/dialogue/store";
+import { onStorageError } from "../storage/failure";
 import { contactDialogueInputSchema, type ContactDialogueInput } from "./schema";
 import { contactWrite, storeContactWrite, type SaveContactResult } from "./store";
 import { conflict, notSaved, PROPOSE_CONTACT_META, publicWriteLimited, receipt } from "./tool";
@@ -87,12 +87,10 @@ async function describeStored(key: DialogueKey, membership: DialogueMembership |
 
 /** Reads the stored contact's membership; a storage fault is null-with-failure, never an exception. */
 async function storedMembership(db: D1Database, contactId: string): Promise<{ ok: true; membership: DialogueMembership | null } | { ok: false }> {
-  try {
-    return { ok: true, membership: await membershipOf(db, contactId) };
-  } catch (error) {
-    if (error instanceof StorageError) return { ok: false };
-    throw error;
-  }
+  return onStorageError(
+    async () => ({ ok: true, membership: await membershipOf(db, contactId) }) as const,
+    () => ({ ok: false }) as const,
+  );
 }
 
 /** Case A: a new dialogue with its token, in one guarded batch with the contact. */

@@ -34,16 +34,17 @@ import {
 import { isOn } from "../config/flags";
 import { importDialogueKey } from "../lib/dialogue-token";
 import { defineTool, failure, success, type ToolOutcome } from "../lib/tool-definition";
-import { StorageError } from "../storage/d1";
-import { verifyDialogueAccess } from "../storage/dialogue-access";
+import { verifyDialogueAccess } from "../storage/dialogue/access";
 import {
   claimOldestReply,
   deliveredReplies,
   deliveredReply,
   hasPendingReply,
-  readReceipts,
+  readReceiptRows,
+  type ReadReceiptRow,
   type ReplyRow,
-} from "../storage/dialogue-sql";
+} from "../storage/dialogue/store";
+import { onStorageError } from "../storage/failure";
 import { nowIso } from "../storage/ids";
 
 export const fetchReplyInputSchema = z.strictObject({
@@ -74,6 +75,11 @@ function refusal(status: string, message: string, tool_result: "reply_not_found"
 }
 
 const storageError = () => refusal(FETCH_REPLY_STATUS.storageError, MESSAGES.storageError, "storage_error");
+
+/** A read receipt as the visitor sees it (07 §6): `read_by_owner` says what `read_at` implies, for clients that only test a boolean. */
+function readReceipt(row: ReadReceiptRow) {
+  return { contact_id: row.contact_id, received_at: row.received_at, read_by_owner: row.read_at !== null, read_at: row.read_at };
+}
 
 function replyBody(reply: ReplyRow) {
   return { reply_id: reply.reply_id, in_reply_to: reply.contact_id, published_at: reply.published_at, text: reply.body };
@@ -118,7 +124,7 @@ export const fetchReplyTool = defineTool({
 
     const dialogueId = access.membership.dialogue_id;
     const receipts = isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED");
-    try {
+    return onStorageError(async (): Promise<ToolOutcome> => {
       let reply: ReplyRow | null;
       let redelivered: boolean;
       if (input.reply_id !== undefined) {
@@ -131,7 +137,7 @@ export const fetchReplyTool = defineTool({
       }
       const more_pending = await hasPendingReply(db, dialogueId);
       const delivered_replies = await deliveredReplies(db, dialogueId);
-      const receiptList = receipts ? { read_receipts: await readReceipts(db, dialogueId) } : {};
+      const receiptList = receipts ? { read_receipts: (await readReceiptRows(db, dialogueId)).map(readReceipt) } : {};
       const telemetry = { redelivered, more_pending, read_receipts_included: receipts };
 
       if (reply === null) {
@@ -154,9 +160,6 @@ export const fetchReplyTool = defineTool({
         },
         { tool_result: "reply_delivered", ...telemetry },
       );
-    } catch (error) {
-      if (error instanceof StorageError) return storageError();
-      throw error;
-    }
+    }, storageError);
   },
 });

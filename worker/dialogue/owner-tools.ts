@@ -12,24 +12,17 @@
  *   Nothing is ever published automatically, and a published reply is immutable.
  * - Publishing into a leaked dialogue: a revoked dialogue accepts no reply.
  * - Races with `owner_save_draft`: the reply body is copied from the draft row in
- *   the same guarded statement that checks the revision (storage/dialogue-sql.ts).
+ *   the same guarded statement that checks the revision (storage/dialogue/sql.ts).
  * - Telemetry: closed `tool_result` labels only — never an id, a token or text.
  */
 import * as z from "zod";
 import { OWNER_DIALOGUE_STATUS } from "../contracts/tools";
 import type { EventAnnotations } from "../contracts/events";
 import { defineTool, failure, success, type RegisteredTool, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
-import { StorageError } from "../storage/d1";
-import {
-  contactExists,
-  draftForPublishing,
-  insertReplyFromDraft,
-  membershipOf,
-  newReplyId,
-  replyOfDraft,
-  revokeDialogue,
-  type PublishedReply,
-} from "../storage/dialogue-sql";
+import { contactExists } from "../storage/contacts/store";
+import { insertReplyFromDraft, membershipOf, newReplyId, replyOfDraft, revokeDialogue, type PublishedReply } from "../storage/dialogue/store";
+import { onStorageError } from "../storage/failure";
+import { draftForPublishing } from "../storage/owner/store";
 import { nowIso } from "../storage/ids";
 
 /** The owner's scopes these tools challenge for (06 §3.3, §6); the same strings as owner/oauth/scopes.ts. */
@@ -117,12 +110,7 @@ async function revoke(db: D1Database, contactId: string): Promise<ToolOutcome> {
 async function guarded(ctx: ToolContext, step: (db: D1Database) => Promise<ToolOutcome>): Promise<ToolOutcome> {
   const db = ctx.env.CONTACTS;
   if (!db) return storageError();
-  try {
-    return await step(db);
-  } catch (error) {
-    if (error instanceof StorageError) return storageError();
-    throw error;
-  }
+  return onStorageError(() => step(db), storageError);
 }
 
 function scoped(tool: RegisteredTool<DialogueOwnerToolName>, scopes: readonly [string, ...string[]]): DialogueOwnerTool {

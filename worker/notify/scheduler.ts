@@ -31,14 +31,25 @@ import {
   markSkipped,
   MAX_ATTEMPTS,
   recoverStaleSending,
-  retryDelaySeconds,
   selectDue,
   STALE_SENDING_SECONDS,
   type DueRow,
-} from "./notification-queue";
+  acquireLease,
+  ensureState,
+  holdsLease,
+  LEASE_SECONDS,
+  pinChat,
+  recordDelivery,
+  recordFailure,
+  releaseLease,
+} from "../storage/outbox/store";
 import { loadSource, type Source } from "./sources";
-import { acquireLease, ensureState, holdsLease, LEASE_SECONDS, pinChat, recordDelivery, recordFailure, releaseLease } from "./state";
 import { sendTelegramMessage, type MessageModel, type TelegramResult } from "./telegram";
+
+/** `delay(n) = min(60 × 2^(n−1), 3600)` seconds (05 §4): doubling from a minute, capped at an hour. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(60 * 2 ** (Math.max(1, attempts) - 1), 3600);
+}
 
 /** Test seams: a clock and a short Telegram timeout (10 §2). Production passes nothing. */
 export interface SchedulerOptions {

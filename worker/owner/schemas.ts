@@ -5,6 +5,7 @@
  * `expected_revision` present without `draft_id` or missing with it.
  */
 import * as z from "zod";
+import { OWNER_CONTACT_STATES } from "../contracts/owner-state";
 
 /** Contact id as the owner may type it: case-insensitive (spelled out so the JSON Schema keeps it). */
 const CONTACT_ID_INPUT = /^[mM][cC]_[0-9a-fA-F-]{36}$/;
@@ -45,7 +46,7 @@ const contactId = z.string().regex(CONTACT_ID_INPUT);
 export const listContactsInputSchema = z.strictObject({
   contact_id: contactId.optional().describe("Return only this contact; the other filters and paging are ignored."),
   include_tests: includeTests,
-  state: z.enum(["pending", "acknowledged", "archived", "any"]).optional().describe("Owner state filter (default any)."),
+  state: z.enum([...OWNER_CONTACT_STATES, "any"]).optional().describe("Owner state filter (default any)."),
   since,
   limit,
   cursor,
@@ -74,7 +75,7 @@ export const saveDraftInputSchema = z
 
 export const setContactStateInputSchema = z.strictObject({
   contact_id: contactId,
-  state: z.enum(["pending", "acknowledged", "archived"]),
+  state: z.enum(OWNER_CONTACT_STATES),
 });
 
 export type ListContactsInput = z.output<typeof listContactsInputSchema>;
