@@ -18,7 +18,7 @@ import type { Role, ScheduledEvent, ScheduledOutcome } from "../contracts/events
 import type { Env } from "../config/env";
 import { emitScheduledEvent } from "../edge/telemetry";
 import { sha256Hex } from "../lib/hash";
-import { StorageError } from "../storage/d1";
+import { onStorageError } from "../storage/failure";
 import { hourlyCleanup, isCleanupMinute } from "./cleanup";
 import { readNotifyConfig, type NotifyConfig } from "./config";
 import {
@@ -95,29 +95,28 @@ async function deliver(env: Env, counts: Counts, clock: () => Date, options: Sch
   const leaseId = crypto.randomUUID();
   let leased = false;
   try {
-    const now = clock();
-    await ensureState(db, now.toISOString());
-    const state = await acquireLease(db, leaseId, now.toISOString(), plusSeconds(now, LEASE_SECONDS));
-    if (state === null) return "lease_busy";
-    leased = true;
+    return await onStorageError(async (): Promise<ScheduledOutcome> => {
+      const now = clock();
+      await ensureState(db, now.toISOString());
+      const state = await acquireLease(db, leaseId, now.toISOString(), plusSeconds(now, LEASE_SECONDS));
+      if (state === null) return "lease_busy";
+      leased = true;
 
-    const chatHash = await sha256Hex(config.chatId);
-    if (state.owner_chat_hash === null) await pinChat(db, chatHash, now.toISOString());
-    else if (state.owner_chat_hash !== chatHash) return "chat_mismatch";
+      const chatHash = await sha256Hex(config.chatId);
+      if (state.owner_chat_hash === null) await pinChat(db, chatHash, now.toISOString());
+      else if (state.owner_chat_hash !== chatHash) return "chat_mismatch";
 
-    counts.discovered = await discoverContacts(db, state.activated_at);
-    await recoverStaleSending(db, now.toISOString(), plusSeconds(now, -STALE_SENDING_SECONDS));
-    counts.overflow_skipped = await capPendingGoals(db);
-    if (state.backoff_until !== null && state.backoff_until > now.toISOString()) return "backoff";
+      counts.discovered = await discoverContacts(db, state.activated_at);
+      await recoverStaleSending(db, now.toISOString(), plusSeconds(now, -STALE_SENDING_SECONDS));
+      counts.overflow_skipped = await capPendingGoals(db);
+      if (state.backoff_until !== null && state.backoff_until > now.toISOString()) return "backoff";
 
-    const due = await selectDue(db, now.toISOString());
-    return await sendDue(config, due, state.activated_at, leaseId, counts, clock, options);
-  } catch (error) {
-    if (error instanceof StorageError) return "storage_error";
-    throw error;
+      const due = await selectDue(db, now.toISOString());
+      return await sendDue(config, due, state.activated_at, leaseId, counts, clock, options);
+    }, () => "storage_error");
   } finally {
     // Step 12 (also after an early stop): release only if still ours; a failure here only delays the next run.
-    if (leased) await releaseLease(db, leaseId, clock().toISOString()).catch(() => undefined);
+    if (leased) await onStorageError(() => releaseLease(db, leaseId, clock().toISOString()), () => undefined);
   }
 }
 
