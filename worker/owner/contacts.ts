@@ -88,7 +88,7 @@ export interface ContactItem {
   readonly visitor_content: VisitorContent<ContactVisitorFields>;
   readonly truncated: boolean;
   readonly drafts: readonly DraftItem[];
-  /** C.1 only (07 §4.2). */
+  /** Only with DIALOGUE_ENABLED: without the dialogue there is no state to show (07 §4.2). */
   readonly dialogue?: OwnerDialogueView;
 }
 

@@ -139,7 +139,7 @@ const OWNER_CONTACT_PAGE_FILTERS = `(?1 = 'any' OR COALESCE(s.state, 'pending') 
   AND (?3 IS NULL OR c.created_at < ?3 OR (c.created_at = ?3 AND c.contact_id < ?4))
   ORDER BY c.created_at DESC, c.contact_id DESC LIMIT ?5`;
 
-/** Two constant statements instead of SQL built from the flag (09 §1: the only choice is between constant strings). */
+/** Two constant statements instead of SQL built from the flag: the SQL text never depends on a request, so D1 logs and plans see only these two (09 §1). */
 const OWNER_CONTACT_PAGE_SQL = {
   withoutTests: `SELECT ${OWNER_CONTACT_COLUMNS} WHERE c.self_reported_test = 0 AND ${OWNER_CONTACT_PAGE_FILTERS}`,
   withTests: `SELECT ${OWNER_CONTACT_COLUMNS} WHERE ${OWNER_CONTACT_PAGE_FILTERS}`,

@@ -12,7 +12,8 @@
  * publication copies the draft's text in the same statement, so the text
  * published is the text reviewed.)
  *
- * Every statement is constant SQL with bound values (09 §1). With the
+ * Every statement is constant SQL with bound values, so no value a visitor
+ * sends can change what a statement does (09 §1). With the
  * dialogue flags off nothing here runs except the immutability guard of
  * `owner_save_draft` (`repliesTableExists`), which only reads: no C.1 table is
  * written (07 §1, §4.1).

@@ -61,7 +61,7 @@ const GOAL_COLUMNS = "SELECT observation_id, created_at, goal, blocker, tried, s
 const GOAL_PAGE_FILTERS = `(?1 IS NULL OR created_at >= ?1)
   AND (?2 IS NULL OR created_at < ?2 OR (created_at = ?2 AND observation_id < ?3))
   ORDER BY created_at DESC, observation_id DESC LIMIT ?4`;
-/** Two constant statements instead of SQL built from the flag (09 §1). */
+/** Two constant statements instead of SQL built from the flag: the SQL text never depends on a request, so D1 logs and plans see only these two (09 §1). */
 const GOAL_PAGE_SQL = {
   withoutTests: `${GOAL_COLUMNS} WHERE self_reported_test = 0 AND ${GOAL_PAGE_FILTERS}`,
   withTests: `${GOAL_COLUMNS} WHERE ${GOAL_PAGE_FILTERS}`,
