@@ -32,6 +32,7 @@ import {
 } from "../contracts/tools";
 import { deriveDialogueToken, dialogueTokenHash, importDialogueKey, type DialogueKey } from "../lib/dialogue-token";
 import { defineTool, failure, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
+import type { ContactId } from "../contracts/id-types";
 import { budgetAlreadyTaken, verifyDialogueAccess } from "../storage/dialogue/access";
 import { createDialogueStatements, joinDialogueStatement, membershipOf, newDialogueId, type DialogueMembership } from "../storage/dialogue/store";
 import { onStorageError } from "../storage/failure";
@@ -86,7 +87,7 @@ async function describeStored(key: DialogueKey, membership: DialogueMembership |
 }
 
 /** Reads the stored contact's membership; a storage fault is null-with-failure, never an exception. */
-async function storedMembership(db: D1Database, contactId: string): Promise<{ ok: true; membership: DialogueMembership | null } | { ok: false }> {
+async function storedMembership(db: D1Database, contactId: ContactId): Promise<{ ok: true; membership: DialogueMembership | null } | { ok: false }> {
   return onStorageError(
     async () => ({ ok: true, membership: await membershipOf(db, contactId) }) as const,
     () => ({ ok: false }) as const,
@@ -122,7 +123,7 @@ async function openDialogue(db: D1Database, input: ContactDialogueInput, key: Di
 /** Case B: a follow-up, only after the token of `previous_contact_id`'s dialogue was verified. */
 async function joinDialogue(
   db: D1Database,
-  input: ContactDialogueInput & { dialogue_token: string; previous_contact_id: string },
+  input: ContactDialogueInput & { dialogue_token: string; previous_contact_id: ContactId },
   key: DialogueKey,
   ctx: ToolContext,
 ): Promise<ToolOutcome> {

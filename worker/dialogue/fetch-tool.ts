@@ -21,18 +21,17 @@
  *   `dialogue_misconfigured`), as does a missing binding or any D1 fault.
  */
 import * as z from "zod";
-import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
 import {
   CONTENT_LABEL_OWNER_REPLY,
   DIALOGUE_NOT_FOUND_MESSAGE,
   DIALOGUE_RATE_LIMITED_MESSAGE,
   DIALOGUE_TOKEN_PATTERN,
   FETCH_REPLY_STATUS,
-  REPLY_ID_INPUT_PATTERN,
   TOOL_FETCH_REPLY,
 } from "../contracts/tools";
 import { isOn } from "../config/flags";
 import { importDialogueKey } from "../lib/dialogue-token";
+import { trimmedContactIdSchema, trimmedReplyIdSchema } from "../lib/input-schemas";
 import { defineTool, failure, success, type ToolOutcome } from "../lib/tool-definition";
 import { verifyDialogueAccess } from "../storage/dialogue/access";
 import {
@@ -48,18 +47,9 @@ import { onStorageError } from "../storage/failure";
 import { nowIso } from "../storage/ids";
 
 export const fetchReplyInputSchema = z.strictObject({
-  contact_id: z
-    .string()
-    .trim()
-    .regex(PREVIOUS_CONTACT_ID_PATTERN)
-    .toLowerCase()
-    .describe("The contact_id receipt of any of your messages in the dialogue."),
+  contact_id: trimmedContactIdSchema.describe("The contact_id receipt of any of your messages in the dialogue."),
   dialogue_token: z.string().regex(DIALOGUE_TOKEN_PATTERN).describe("The dialogue_token you received when the dialogue was opened."),
-  reply_id: z
-    .string()
-    .trim()
-    .regex(REPLY_ID_INPUT_PATTERN)
-    .toLowerCase()
+  reply_id: trimmedReplyIdSchema
     .optional()
     .describe("Re-read a reply that was already delivered to you (listed in delivered_replies)."),
 });

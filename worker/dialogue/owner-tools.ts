@@ -16,8 +16,10 @@
  * - Telemetry: closed `tool_result` labels only — never an id, a token or text.
  */
 import * as z from "zod";
+import type { ContactId, DraftId } from "../contracts/id-types";
 import { OWNER_DIALOGUE_STATUS } from "../contracts/tools";
 import type { EventAnnotations } from "../contracts/events";
+import { contactIdSchema, draftIdSchema } from "../lib/input-schemas";
 import { defineTool, failure, success, type RegisteredTool, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
 import { contactExists } from "../storage/contacts/store";
 import { insertReplyFromDraft, membershipOf, newReplyId, replyOfDraft, revokeDialogue, type PublishedReply } from "../storage/dialogue/store";
@@ -34,16 +36,13 @@ type DialogueOwnerToolName = "owner_publish_reply" | "owner_revoke_dialogue";
 /** A C.1 owner tool: the definition plus the scopes the SDK must challenge for (the owner server's `requiredScopes`). */
 export type DialogueOwnerTool = RegisteredTool<DialogueOwnerToolName> & { readonly requiredScopes: readonly [string, ...string[]] };
 
-const CONTACT_ID_INPUT = /^[mM][cC]_[0-9a-fA-F-]{36}$/;
-const DRAFT_ID_INPUT = /^[dD][rR]_[0-9a-fA-F-]{36}$/;
-
 export const publishReplyInputSchema = z.strictObject({
-  draft_id: z.string().regex(DRAFT_ID_INPUT).toLowerCase().describe("The draft to publish as a reply the visitor can fetch."),
+  draft_id: draftIdSchema.describe("The draft to publish as a reply the visitor can fetch."),
   expected_revision: z.number().int().min(1).describe("The draft revision you reviewed; publishing fails if the draft changed since."),
 });
 
 export const revokeDialogueInputSchema = z.strictObject({
-  contact_id: z.string().regex(CONTACT_ID_INPUT).toLowerCase().describe("Any contact of the dialogue to revoke."),
+  contact_id: contactIdSchema.describe("Any contact of the dialogue to revoke."),
 });
 
 const MESSAGES = {
@@ -72,7 +71,7 @@ function published(status: "reply_published" | "already_published", reply: Publi
 }
 
 /** `owner_publish_reply` (07 §4.1) against `db`; every fault is a value. */
-async function publishReply(db: D1Database, draftId: string, expectedRevision: number): Promise<ToolOutcome> {
+async function publishReply(db: D1Database, draftId: DraftId, expectedRevision: number): Promise<ToolOutcome> {
   const draft = await draftForPublishing(db, draftId);
   if (draft === null) return fail("draft_not_found", MESSAGES.draft_not_found);
   if (draft.revision !== expectedRevision) {
@@ -97,7 +96,7 @@ async function publishReply(db: D1Database, draftId: string, expectedRevision: n
 }
 
 /** `owner_revoke_dialogue` (07 §4.3): idempotent; the first `revoked_at` stays. */
-async function revoke(db: D1Database, contactId: string): Promise<ToolOutcome> {
+async function revoke(db: D1Database, contactId: ContactId): Promise<ToolOutcome> {
   if (!(await contactExists(db, contactId))) return fail("contact_not_found", MESSAGES.contact_not_found);
   const membership = await membershipOf(db, contactId);
   if (membership === null) return fail("no_dialogue", MESSAGES.no_dialogue_to_revoke);

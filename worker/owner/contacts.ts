@@ -6,6 +6,7 @@
  * rows are only read: `contacts` (including `review_status`) is never written
  * here. A storage fault — a missing 0006 table included — is `storage_error`.
  */
+import type { ContactId, DraftId } from "../contracts/id-types";
 import { CONTACT_ID_PATTERN } from "../contracts/ids";
 import type { OwnerContactState } from "../contracts/owner-state";
 import { ownerContact, ownerContactPage, type OwnerContactRow } from "../storage/contacts/store";
@@ -26,8 +27,8 @@ export type ListResult<Item> =
 export const storageFailure = (): StoreFailure => ({ status: "storage_error" });
 
 export interface ListContactsQuery {
-  /** Any case; with it, the other filters and paging are ignored. */
-  readonly contactId?: string;
+  /** Normalised by the input schema; with it, the other filters and paging are ignored. */
+  readonly contactId?: ContactId;
   readonly includeTests?: boolean;
   readonly state?: OwnerContactState | "any";
   /** Already re-serialised with `toISOString()` (`parseSince`). */
@@ -70,7 +71,7 @@ const CONTACT_VISITOR_FIELDS = [
 ] as const satisfies readonly (keyof ContactVisitorFields)[];
 
 export interface DraftItem {
-  readonly draft_id: string;
+  readonly draft_id: DraftId;
   readonly revision: number;
   readonly updated_at: string;
   readonly text: string;
@@ -79,7 +80,7 @@ export interface DraftItem {
 }
 
 export interface ContactItem {
-  readonly contact_id: string;
+  readonly contact_id: ContactId;
   readonly received_at: string;
   readonly state: OwnerContactState;
   readonly state_updated_at: string | null;
@@ -96,7 +97,7 @@ export async function listContacts(db: D1Database, query: ListContactsQuery): Pr
   const preview = (query.detail ?? "preview") === "preview";
   return onStorageError(async (): Promise<ListResult<ContactItem>> => {
     if (query.contactId !== undefined) {
-      const row = await ownerContact(db, query.contactId.toLowerCase());
+      const row = await ownerContact(db, query.contactId);
       const rows = row === null ? [] : [row];
       return { status: "ok", items: await withDialogue(db, await withDrafts(db, rows, preview), query.dialogue), next_cursor: null };
     }

@@ -3,6 +3,7 @@
  * dialogue storage group's rows. It is the tool's response shape, so it lives
  * with the tool, not with the storage that returns rows.
  */
+import type { ContactId } from "../contracts/id-types";
 import { membershipsOf, repliesOfContacts, type DialogueRole } from "../storage/dialogue/store";
 
 /** A reply as the owner sees it under a contact (07 §4.2); `fetched_at` only with read receipts on. */
@@ -29,15 +30,14 @@ const NOT_IN_DIALOGUE: OwnerDialogueView = { in_dialogue: false, role: null, rev
  */
 export async function dialogueViewsOf(
   db: D1Database,
-  contactIds: readonly string[],
+  contactIds: readonly ContactId[],
   options: { readonly readReceipts: boolean },
-): Promise<Map<string, OwnerDialogueView>> {
-  const views = new Map<string, OwnerDialogueView>();
+): Promise<Map<ContactId, OwnerDialogueView>> {
+  const views = new Map<ContactId, OwnerDialogueView>();
   if (contactIds.length === 0) return views;
-  const ids = contactIds.map((id) => id.toLowerCase());
-  const memberships = await membershipsOf(db, ids);
-  const replies = await repliesOfContacts(db, ids);
-  const byContact = new Map<string, OwnerReplyView[]>();
+  const memberships = await membershipsOf(db, contactIds);
+  const replies = await repliesOfContacts(db, contactIds);
+  const byContact = new Map<ContactId, OwnerReplyView[]>();
   for (const reply of replies) {
     const list = byContact.get(reply.contact_id) ?? [];
     list.push(
@@ -47,7 +47,7 @@ export async function dialogueViewsOf(
     );
     byContact.set(reply.contact_id, list);
   }
-  for (const id of ids) views.set(id, NOT_IN_DIALOGUE);
+  for (const id of contactIds) views.set(id, NOT_IN_DIALOGUE);
   for (const member of memberships) {
     views.set(member.contact_id, {
       in_dialogue: true,

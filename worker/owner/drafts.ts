@@ -4,6 +4,7 @@
  * `contacts` and `dialogue` storage groups; every write is read back before
  * it is reported, and a storage fault is `storage_error`.
  */
+import type { ContactId, DraftId } from "../contracts/id-types";
 import { contactExists } from "../storage/contacts/store";
 import { publishedReplyIdsOf, repliesTableExists } from "../storage/dialogue/store";
 import { onStorageError } from "../storage/failure";
@@ -13,18 +14,18 @@ import { storageFailure, type StoreFailure } from "./contacts";
 export const DRAFT_ID_PREFIX = "dr_";
 
 export interface SaveDraftCommand {
-  readonly contactId: string;
+  readonly contactId: ContactId;
   /** Already trimmed, 1–8000 characters (the tool's schema). */
   readonly text: string;
-  readonly draftId?: string;
+  readonly draftId?: DraftId;
   readonly expectedRevision?: number;
 }
 
 export type SaveDraftResult =
   | {
       readonly status: "draft_saved";
-      readonly draft_id: string;
-      readonly contact_id: string;
+      readonly draft_id: DraftId;
+      readonly contact_id: ContactId;
       readonly revision: number;
       readonly created_at: string;
       readonly updated_at: string;
@@ -37,11 +38,11 @@ export type SaveDraftResult =
 
 /** Creates a draft (revision 1) or updates one at `expectedRevision`; private, never sent (06 §6.3). */
 export async function saveDraft(db: D1Database, command: SaveDraftCommand, nowMs: number): Promise<SaveDraftResult> {
-  const contactId = command.contactId.toLowerCase();
+  const contactId = command.contactId;
   const now = new Date(nowMs).toISOString();
   return onStorageError(async (): Promise<SaveDraftResult> => {
     if (command.draftId === undefined) {
-      const draftId = DRAFT_ID_PREFIX + crypto.randomUUID();
+      const draftId = (DRAFT_ID_PREFIX + crypto.randomUUID()) as DraftId; // randomUUID is lower-case, as stored ids are
       await insertDraft(db, { draftId, contactId, body: command.text, now });
       // The read-back decides, not the reported change count: only a row we can read is a saved draft.
       const stored = await draft(db, draftId);
@@ -50,7 +51,7 @@ export async function saveDraft(db: D1Database, command: SaveDraftCommand, nowMs
       return saved(stored);
     }
 
-    const draftId = command.draftId.toLowerCase();
+    const draftId = command.draftId;
     const expected = command.expectedRevision ?? 0;
     // A published reply never changes (07 §4.1), whatever the flags: with DIALOGUE_ENABLED off the
     // reply still waits for its visitor, so the owner's record of it must not drift. The guard is

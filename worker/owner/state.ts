@@ -3,6 +3,7 @@
  * upserted in the `owner` storage group and read back; the `contacts` row is
  * never touched. A storage fault is `storage_error`.
  */
+import type { ContactId } from "../contracts/id-types";
 import type { OwnerContactState } from "../contracts/owner-state";
 import { ownerContact } from "../storage/contacts/store";
 import { onStorageError } from "../storage/failure";
@@ -12,7 +13,7 @@ import { storageFailure, type StoreFailure } from "./contacts";
 export type SetContactStateResult =
   | {
       readonly status: "state_set";
-      readonly contact_id: string;
+      readonly contact_id: ContactId;
       readonly state: OwnerContactState;
       /** `pending` when the contact had no owner state yet (as the list shows it). */
       readonly previous_state: OwnerContactState;
@@ -23,10 +24,10 @@ export type SetContactStateResult =
 
 export async function setContactState(
   db: D1Database,
-  command: { readonly contactId: string; readonly state: OwnerContactState },
+  command: { readonly contactId: ContactId; readonly state: OwnerContactState },
   nowMs: number,
 ): Promise<SetContactStateResult> {
-  const contactId = command.contactId.toLowerCase();
+  const contactId = command.contactId;
   const now = new Date(nowMs).toISOString();
   return onStorageError(async (): Promise<SetContactStateResult> => {
     const current = await ownerContact(db, contactId);

@@ -20,6 +20,7 @@
 import type { EventAnnotations } from "../contracts/events";
 import type { OWNER_TOOL_NAMES } from "../contracts/tools";
 import { defineTool, failure, success, type RegisteredTool, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
+import type { ContactId } from "../contracts/id-types";
 import { dialogueFlags } from "../config/flags";
 import { markContactRead } from "../storage/dialogue/store";
 import { onStorageError } from "../storage/failure";
@@ -78,11 +79,11 @@ function sinceFilter(value: string | undefined): string | undefined {
  */
 async function recordFullRead(
   db: D1Database,
-  args: { contact_id?: string | undefined; detail?: "preview" | "full" | undefined },
-  items: readonly { contact_id: string }[],
+  args: { contact_id?: ContactId | undefined; detail?: "preview" | "full" | undefined },
+  items: readonly { contact_id: ContactId }[],
 ): Promise<void> {
   if (args.contact_id === undefined || args.detail !== "full") return;
-  const item = items.find((candidate) => candidate.contact_id === args.contact_id!.toLowerCase());
+  const item = items.find((candidate) => candidate.contact_id === args.contact_id);
   if (item === undefined) return;
   await onStorageError(() => markContactRead(db, item.contact_id, new Date().toISOString()), () => undefined);
 }

@@ -9,6 +9,7 @@
  * (A read model of the owner's listing is driven by `contacts` and joins the
  * owner's triage state, so it lives here; the owner group writes that state.)
  */
+import type { ContactId } from "../../contracts/id-types";
 import type { OwnerContactState } from "../../contracts/owner-state";
 import type { Statement } from "../d1";
 
@@ -64,7 +65,7 @@ export function insertContactStatement(row: ContactInsertRow): Statement {
 }
 
 export interface StoredContactRow {
-  contact_id: string;
+  contact_id: ContactId;
   created_at: string;
   payload_hash: string;
 }
@@ -74,7 +75,7 @@ export function contactBySubmissionStatement(submissionId: string): Statement {
   return { sql: "SELECT contact_id, created_at, payload_hash FROM contacts WHERE submission_id = ?", params: [submissionId] };
 }
 
-export function contactExistsStatement(contactId: string): Statement {
+export function contactExistsStatement(contactId: ContactId): Statement {
   return { sql: "SELECT 1 AS found FROM contacts WHERE contact_id = ?", params: [contactId] };
 }
 
@@ -109,7 +110,7 @@ export function contactSourceStatement(contactId: string): Statement {
 
 /** A contact with the owner's triage state (no state row = `pending`, shown by the caller). */
 export interface OwnerContactRow {
-  contact_id: string;
+  contact_id: ContactId;
   created_at: string;
   review_status: string;
   summary: string | null;
@@ -167,6 +168,6 @@ export function ownerContactPageStatement(query: OwnerContactPageQuery): Stateme
   };
 }
 
-export function ownerContactStatement(contactId: string): Statement {
+export function ownerContactStatement(contactId: ContactId): Statement {
   return { sql: `SELECT ${OWNER_CONTACT_COLUMNS} WHERE c.contact_id = ?`, params: [contactId] };
 }

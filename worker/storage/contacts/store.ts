@@ -2,6 +2,7 @@
  * Runs the `contacts` group's statements (./sql.ts) through d1.ts. Readers
  * throw `StorageError`; the write-once step turns every fault into `not_saved`.
  */
+import type { ContactId } from "../../contracts/id-types";
 import { all, first, run, type Statement } from "../d1";
 import { writeOnce, type WriteOnceResult } from "../write-once";
 import {
@@ -59,7 +60,7 @@ export function storeContact(
   });
 }
 
-export async function contactExists(db: D1Database, contactId: string): Promise<boolean> {
+export async function contactExists(db: D1Database, contactId: ContactId): Promise<boolean> {
   return (await first(db, contactExistsStatement(contactId))) !== null;
 }
 
@@ -72,6 +73,6 @@ export function ownerContactPage(db: D1Database, query: OwnerContactPageQuery): 
   return all<OwnerContactRow>(db, ownerContactPageStatement(query));
 }
 
-export function ownerContact(db: D1Database, contactId: string): Promise<OwnerContactRow | null> {
+export function ownerContact(db: D1Database, contactId: ContactId): Promise<OwnerContactRow | null> {
   return first<OwnerContactRow>(db, ownerContactStatement(contactId));
 }

@@ -23,6 +23,7 @@
  * - Leaks: the token, its hash, the counter key and the dialogue id never leave
  *   this module except the dialogue id to its caller; nothing here logs.
  */
+import type { ContactId } from "../../contracts/id-types";
 import { RATE_LIMIT_RETRY_AFTER_S } from "../../contracts/limits";
 import { DIALOGUE_WRONG_ATTEMPTS_PER_HOUR } from "../../contracts/tools";
 import { attemptKeyHash, attemptWindow, tokenMatchesHash } from "../../lib/dialogue-token";
@@ -50,7 +51,7 @@ export const budgetAlreadyTaken: PublicWriteLimiter = async () => ({ limited: fa
  */
 export async function verifyDialogueAccess(
   db: D1Database,
-  presentedContactId: string,
+  presentedContactId: ContactId,
   presentedToken: string,
   nowMs: number,
   takeWriteBudget: PublicWriteLimiter,

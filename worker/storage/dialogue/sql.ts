@@ -18,6 +18,7 @@
  * `owner_save_draft` (`repliesTableExists`), which only reads: no C.1 table is
  * written (07 §1, §4.1).
  */
+import type { ContactId, DraftId, ReplyId } from "../../contracts/id-types";
 import { DIALOGUE_LIST_MAX } from "../../contracts/tools";
 import type { Statement } from "../d1";
 
@@ -62,7 +63,7 @@ function joinStatement(contactId: string, dialogueId: string, role: DialogueRole
 
 /** A contact's place in a dialogue, with what verification and the duplicate answer need. */
 export interface DialogueMembership {
-  readonly contact_id: string;
+  readonly contact_id: ContactId;
   readonly dialogue_id: string;
   readonly role: DialogueRole;
   readonly token_hash: string;
@@ -71,7 +72,7 @@ export interface DialogueMembership {
   readonly revoked_at: string | null;
 }
 
-export function membershipStatement(contactId: string): Statement {
+export function membershipStatement(contactId: ContactId): Statement {
   return {
     sql: `SELECT dc.contact_id, dc.dialogue_id, dc.role, d.token_hash, d.created_at, d.revoked_at
        FROM dialogue_contacts dc JOIN dialogues d ON d.dialogue_id = dc.dialogue_id
@@ -131,7 +132,7 @@ export function claimOldestReplyStatement(dialogueId: string, now: string): Stat
 }
 
 /** A reply of this dialogue that was already delivered (unknown, foreign or undelivered: no row). */
-export function deliveredReplyStatement(dialogueId: string, replyId: string): Statement {
+export function deliveredReplyStatement(dialogueId: string, replyId: ReplyId): Statement {
   return {
     sql: `SELECT ${REPLY_COLUMNS} FROM dialogue_replies WHERE dialogue_id = ? AND reply_id = ? AND fetched_at IS NOT NULL`,
     params: [dialogueId, replyId],
@@ -191,7 +192,7 @@ export interface PublishedReply {
   readonly published_at: string;
 }
 
-export function replyOfDraftStatement(draftId: string): Statement {
+export function replyOfDraftStatement(draftId: DraftId): Statement {
   return {
     sql: "SELECT reply_id, draft_id, draft_revision, contact_id, published_at FROM dialogue_replies WHERE draft_id = ?",
     params: [draftId],
@@ -207,7 +208,7 @@ export function replyOfDraftStatement(draftId: string): Statement {
  */
 export function insertReplyFromDraftStatement(row: {
   readonly replyId: string;
-  readonly draftId: string;
+  readonly draftId: DraftId;
   readonly revision: number;
   readonly publishedAt: string;
 }): Statement {
@@ -236,7 +237,7 @@ export function revokedAtStatement(dialogueId: string): Statement {
  * The owner's first full read of one contact (07 §6): only the first read
  * counts (`ON CONFLICT DO NOTHING`), and an unknown contact writes nothing.
  */
-export function markContactReadStatement(contactId: string, now: string): Statement {
+export function markContactReadStatement(contactId: ContactId, now: string): Statement {
   return {
     sql: `INSERT INTO dialogue_owner_reads (contact_id, read_at)
        SELECT ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)
@@ -246,7 +247,7 @@ export function markContactReadStatement(contactId: string, now: string): Statem
 }
 
 export interface MembershipViewRow {
-  readonly contact_id: string;
+  readonly contact_id: ContactId;
   readonly role: DialogueRole;
   readonly revoked_at: string | null;
 }
@@ -261,7 +262,7 @@ export function membershipsOfStatement(contactIdsJson: string): Statement {
 }
 
 export interface ContactReplyRow {
-  readonly contact_id: string;
+  readonly contact_id: ContactId;
   readonly reply_id: string;
   readonly published_at: string;
   readonly fetched_at: string | null;

@@ -3,6 +3,7 @@
  * row types; every reader throws `StorageError` and the capability turns it
  * into its own failure value (storage/failure.ts).
  */
+import type { ContactId, DraftId, ReplyId } from "../../contracts/id-types";
 import { DIALOGUE_ID_PREFIX, REPLY_ID_PREFIX } from "../../contracts/tools";
 import { all, first, run, StorageError } from "../d1";
 import {
@@ -47,8 +48,8 @@ export const newDialogueId = (): string => DIALOGUE_ID_PREFIX + crypto.randomUUI
 export const newReplyId = (): string => REPLY_ID_PREFIX + crypto.randomUUID();
 
 /** The dialogue a contact belongs to, or null (unknown contact, or created while the flag was off). */
-export function membershipOf(db: D1Database, contactId: string): Promise<DialogueMembership | null> {
-  return first<DialogueMembership>(db, membershipStatement(contactId.toLowerCase()));
+export function membershipOf(db: D1Database, contactId: ContactId): Promise<DialogueMembership | null> {
+  return first<DialogueMembership>(db, membershipStatement(contactId));
 }
 
 /** Counts one wrong attempt for `keyHash` in the window and returns the window's count. */
@@ -62,8 +63,8 @@ export function claimOldestReply(db: D1Database, dialogueId: string, now: string
   return first<ReplyRow>(db, claimOldestReplyStatement(dialogueId, now));
 }
 
-export function deliveredReply(db: D1Database, dialogueId: string, replyId: string): Promise<ReplyRow | null> {
-  return first<ReplyRow>(db, deliveredReplyStatement(dialogueId, replyId.toLowerCase()));
+export function deliveredReply(db: D1Database, dialogueId: string, replyId: ReplyId): Promise<ReplyRow | null> {
+  return first<ReplyRow>(db, deliveredReplyStatement(dialogueId, replyId));
 }
 
 export async function hasPendingReply(db: D1Database, dialogueId: string): Promise<boolean> {
@@ -78,15 +79,15 @@ export function readReceiptRows(db: D1Database, dialogueId: string): Promise<Rea
   return all<ReadReceiptRow>(db, readReceiptsStatement(dialogueId));
 }
 
-export function replyOfDraft(db: D1Database, draftId: string): Promise<PublishedReply | null> {
-  return first<PublishedReply>(db, replyOfDraftStatement(draftId.toLowerCase()));
+export function replyOfDraft(db: D1Database, draftId: DraftId): Promise<PublishedReply | null> {
+  return first<PublishedReply>(db, replyOfDraftStatement(draftId));
 }
 
 export async function insertReplyFromDraft(
   db: D1Database,
-  row: { readonly replyId: string; readonly draftId: string; readonly revision: number; readonly publishedAt: string },
+  row: { readonly replyId: string; readonly draftId: DraftId; readonly revision: number; readonly publishedAt: string },
 ): Promise<void> {
-  await run(db, insertReplyFromDraftStatement({ ...row, draftId: row.draftId.toLowerCase() }));
+  await run(db, insertReplyFromDraftStatement(row));
 }
 
 /** Sets `revoked_at` once and returns the stored value (07 §4.3). */
@@ -101,17 +102,17 @@ export async function revokeDialogue(db: D1Database, dialogueId: string, now: st
  * that contact, and only with `DIALOGUE_READ_RECEIPTS_ENABLED` on. Throws
  * `StorageError`; the caller decides (the listing still succeeds).
  */
-export async function markContactRead(db: D1Database, contactId: string, now: string): Promise<void> {
-  await run(db, markContactReadStatement(contactId.toLowerCase(), now));
+export async function markContactRead(db: D1Database, contactId: ContactId, now: string): Promise<void> {
+  await run(db, markContactReadStatement(contactId, now));
 }
 
 /** Memberships of the given contacts, one statement for any page size. */
-export function membershipsOf(db: D1Database, contactIds: readonly string[]): Promise<MembershipViewRow[]> {
+export function membershipsOf(db: D1Database, contactIds: readonly ContactId[]): Promise<MembershipViewRow[]> {
   return all<MembershipViewRow>(db, membershipsOfStatement(JSON.stringify(contactIds)));
 }
 
 /** Replies answering the given contacts, oldest first, one statement for any page size. */
-export function repliesOfContacts(db: D1Database, contactIds: readonly string[]): Promise<ContactReplyRow[]> {
+export function repliesOfContacts(db: D1Database, contactIds: readonly ContactId[]): Promise<ContactReplyRow[]> {
   return all<ContactReplyRow>(db, repliesOfContactsStatement(JSON.stringify(contactIds)));
 }
 
@@ -121,12 +122,11 @@ export async function repliesTableExists(db: D1Database): Promise<boolean> {
 }
 
 /** Each given draft's published reply id, or null (07 §4.2 `published_reply_id`; 06 §6.3 `draft_published`). */
-export async function publishedReplyIdsOf(db: D1Database, draftIds: readonly string[]): Promise<Map<string, string | null>> {
-  const result = new Map<string, string | null>();
+export async function publishedReplyIdsOf(db: D1Database, draftIds: readonly DraftId[]): Promise<Map<DraftId, string | null>> {
+  const result = new Map<DraftId, string | null>();
   if (draftIds.length === 0) return result;
-  const ids = draftIds.map((id) => id.toLowerCase());
-  const rows = await all<{ draft_id: string; reply_id: string }>(db, repliesOfDraftsStatement(JSON.stringify(ids)));
-  for (const id of ids) result.set(id, null);
+  const rows = await all<{ draft_id: DraftId; reply_id: string }>(db, repliesOfDraftsStatement(JSON.stringify(draftIds)));
+  for (const id of draftIds) result.set(id, null);
   for (const row of rows) result.set(row.draft_id, row.reply_id);
   return result;
 }

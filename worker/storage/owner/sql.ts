@@ -10,6 +10,7 @@
  * published as a reply never changes again, 07 §4.1 — so the draft writes
  * read those two tables in the same statement.)
  */
+import type { ContactId, DraftId } from "../../contracts/id-types";
 import type { OwnerContactState } from "../../contracts/owner-state";
 import type { Statement } from "../d1";
 
@@ -19,8 +20,8 @@ export const DRAFTS_PER_CONTACT = 5;
 // ---------------------------------------------------------------- owner_drafts
 
 export interface DraftRow {
-  draft_id: string;
-  contact_id: string;
+  draft_id: DraftId;
+  contact_id: ContactId;
   revision: number;
   updated_at: string;
   body: string;
@@ -39,20 +40,20 @@ export function draftsOfContactsStatement(contactIdsJson: string): Statement {
 }
 
 export interface StoredDraftRow {
-  draft_id: string;
-  contact_id: string;
+  draft_id: DraftId;
+  contact_id: ContactId;
   revision: number;
   created_at: string;
   updated_at: string;
   body: string;
 }
 
-export function draftStatement(draftId: string): Statement {
+export function draftStatement(draftId: DraftId): Statement {
   return { sql: "SELECT draft_id, contact_id, revision, created_at, updated_at, body FROM owner_drafts WHERE draft_id = ?", params: [draftId] };
 }
 
 /** Revision 1 of a new draft, written only when the contact exists (its absence is `contact_not_found`, not an orphan row). */
-export function insertDraftStatement(row: { readonly draftId: string; readonly contactId: string; readonly body: string; readonly now: string }): Statement {
+export function insertDraftStatement(row: { readonly draftId: DraftId; readonly contactId: ContactId; readonly body: string; readonly now: string }): Statement {
   return {
     sql: `INSERT INTO owner_drafts (draft_id, contact_id, body, revision, created_at, updated_at)
            SELECT ?, ?, ?, 1, ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)`,
@@ -75,8 +76,8 @@ const UPDATE_UNPUBLISHED_DRAFT_SQL = `${UPDATE_DRAFT_SQL} AND NOT EXISTS (SELECT
  * where migration 0007 never ran, so nothing can have been published.
  */
 export function updateDraftStatement(row: {
-  readonly draftId: string;
-  readonly contactId: string;
+  readonly draftId: DraftId;
+  readonly contactId: ContactId;
   readonly body: string;
   readonly now: string;
   readonly expectedRevision: number;
@@ -87,19 +88,19 @@ export function updateDraftStatement(row: {
 }
 
 export interface DraftForPublishingRow {
-  readonly draft_id: string;
-  readonly contact_id: string;
+  readonly draft_id: DraftId;
+  readonly contact_id: ContactId;
   readonly revision: number;
 }
 
-export function draftForPublishingStatement(draftId: string): Statement {
+export function draftForPublishingStatement(draftId: DraftId): Statement {
   return { sql: "SELECT draft_id, contact_id, revision FROM owner_drafts WHERE draft_id = ?", params: [draftId] };
 }
 
 // ---------------------------------------------------------------- contact_owner_state
 
 /** Upserts the owner state of a contact; the `contacts` row is never touched (06 §6.4). */
-export function upsertOwnerStateStatement(contactId: string, state: OwnerContactState, now: string): Statement {
+export function upsertOwnerStateStatement(contactId: ContactId, state: OwnerContactState, now: string): Statement {
   return {
     sql: `INSERT INTO contact_owner_state (contact_id, state, updated_at) VALUES (?, ?, ?)
          ON CONFLICT(contact_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
@@ -112,6 +113,6 @@ export interface OwnerStateRow {
   updated_at: string;
 }
 
-export function ownerStateStatement(contactId: string): Statement {
+export function ownerStateStatement(contactId: ContactId): Statement {
   return { sql: "SELECT state, updated_at FROM contact_owner_state WHERE contact_id = ?", params: [contactId] };
 }

@@ -3,6 +3,7 @@
  * function returns rows and throws `StorageError` on a fault (a missing 0006
  * table included). The owner capability turns that into `storage_error`.
  */
+import type { ContactId, DraftId } from "../../contracts/id-types";
 import type { OwnerContactState } from "../../contracts/owner-state";
 import { all, first, run } from "../d1";
 import {
@@ -21,11 +22,11 @@ import {
 
 export { DRAFTS_PER_CONTACT, type DraftForPublishingRow, type DraftRow, type OwnerStateRow, type StoredDraftRow } from "./sql";
 
-export function draftsOfContacts(db: D1Database, contactIds: readonly string[]): Promise<DraftRow[]> {
+export function draftsOfContacts(db: D1Database, contactIds: readonly ContactId[]): Promise<DraftRow[]> {
   return all<DraftRow>(db, draftsOfContactsStatement(JSON.stringify(contactIds)));
 }
 
-export function draft(db: D1Database, draftId: string): Promise<StoredDraftRow | null> {
+export function draft(db: D1Database, draftId: DraftId): Promise<StoredDraftRow | null> {
   return first<StoredDraftRow>(db, draftStatement(draftId));
 }
 
@@ -38,14 +39,14 @@ export async function updateDraft(db: D1Database, row: Parameters<typeof updateD
   return (await run(db, updateDraftStatement(row))).meta.changes;
 }
 
-export function draftForPublishing(db: D1Database, draftId: string): Promise<DraftForPublishingRow | null> {
-  return first<DraftForPublishingRow>(db, draftForPublishingStatement(draftId.toLowerCase()));
+export function draftForPublishing(db: D1Database, draftId: DraftId): Promise<DraftForPublishingRow | null> {
+  return first<DraftForPublishingRow>(db, draftForPublishingStatement(draftId));
 }
 
-export async function upsertOwnerState(db: D1Database, contactId: string, state: OwnerContactState, now: string): Promise<void> {
+export async function upsertOwnerState(db: D1Database, contactId: ContactId, state: OwnerContactState, now: string): Promise<void> {
   await run(db, upsertOwnerStateStatement(contactId, state, now));
 }
 
-export function ownerState(db: D1Database, contactId: string): Promise<OwnerStateRow | null> {
+export function ownerState(db: D1Database, contactId: ContactId): Promise<OwnerStateRow | null> {
   return first<OwnerStateRow>(db, ownerStateStatement(contactId));
 }
