@@ -16,7 +16,7 @@
  *   enters telemetry (only `dialogue_token_issued: true`).
  * - Probing with follow-ups: a wrong token, an unknown contact, a contact
  *   without a dialogue and a revoked dialogue give the same bytes, are counted
- *   by the shared attempt limiter and store nothing (storage/dialogue-access.ts).
+ *   by the shared attempt limiter and store nothing (storage/dialogue/access.ts).
  * - Races: case A writes contact, dialogue and root membership in one batch whose
  *   dialogue rows are guarded by the existence of *this* request's contact id,
  *   so of 50 identical concurrent submissions exactly one creates a dialogue.

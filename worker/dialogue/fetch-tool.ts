@@ -7,7 +7,7 @@
  * - Reading someone else's replies: only a caller presenting the token whose
  *   hash is stored for the dialogue of `contact_id` gets any reply text; every
  *   refusal (unknown contact, no dialogue, revoked, wrong token) is the same
- *   bytes and is counted by the shared attempt limiter (storage/dialogue-access.ts).
+ *   bytes and is counted by the shared attempt limiter (storage/dialogue/access.ts).
  * - Burning D1 writes from a tool that looks like a read: each wrong attempt
  *   takes the caller's public-write budget (01 §14) before its counter upsert;
  *   a spent budget answers `rate_limited` and writes nothing. The right token
