@@ -11,7 +11,7 @@
  */
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
-import { SEARCH_WINDOW_SQL } from "../../worker/signals/signal-store";
+import { SEARCH_WINDOW_SQL } from "../../worker/storage/signals/sql";
 
 interface EchoEnv {
   ECHO_DB?: D1Database;

@@ -11,6 +11,22 @@
  * on `import { z } from "zod"` under worker/ (the namespace import keeps zod's
  * locales out of the bundle). The checker is tested on synthetic sources too,
  * so a rule that can never fire is noticed.
+ *
+ * SQL is text, so imports alone cannot see who touches a table. The second
+ * checker (`tableViolations`, docs/architecture.md "Storage", decision 101)
+ * reads the SQL keywords that name a table — `FROM`, `JOIN`, `INTO`,
+ * `UPDATE`, `DELETE FROM`, in any case, comments aside — in worker/, cli/ and
+ * scripts/ (tests and migrations aside), and fails when:
+ * - a table is named outside the storage group that owns it
+ *   (`worker/storage/<group>/`, the map `TABLE_OWNERS`);
+ * - a group writes (`INTO`, `UPDATE`, `DELETE FROM`) a table of another group —
+ *   writes happen only in the owner;
+ * - a group reads (`FROM`, `JOIN`) a table of another group that its `sql.ts`
+ *   header does not declare on its `Reads:` line — a cross-group read model
+ *   lives in the group of its driving table and says what else it reads;
+ * - a `Reads:` line declares a table the group owns, does not know, or never reads;
+ * - a group's `sql.ts` imports anything but `import type` from `../d1` and
+ *   `worker/contracts/` (the CLI imports it, so it must stay dependency-free).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
@@ -81,8 +97,8 @@ export function layerViolations(files: readonly SourceFile[]): string[] {
       const targetParts = target.split("/");
       const toFolder = targetParts[0] === "worker" && targetParts.length >= 2 ? targetParts[1]! : null;
       if (file.path.startsWith("cli/")) {
-        if (target.startsWith("worker/") && toFolder !== "contracts") {
-          problems.push(`${file.path}: cli/ imports ${target} (only worker/contracts is shared)`);
+        if (target.startsWith("worker/") && toFolder !== "contracts" && !STORAGE_SQL_MODULE.test(target)) {
+          problems.push(`${file.path}: cli/ imports ${target} (only worker/contracts and worker/storage/<group>/sql are shared)`);
         }
         continue;
       }
@@ -100,13 +116,112 @@ export function layerViolations(files: readonly SourceFile[]): string[] {
   return problems;
 }
 
+/** The CLI's one way into storage: a group's dependency-free SQL module. */
+const STORAGE_SQL_MODULE = /^worker\/storage\/[a-z]+\/sql$/;
+
+/** Each table's one owning group, `worker/storage/<group>/` (GROUPS.md, docs/architecture.md "Storage"). */
+export const TABLE_OWNERS: Record<string, string> = {
+  contacts: "contacts",
+  task_signals: "signals",
+  task_signal_tokens: "signals",
+  observed_task_signals: "observations",
+  notification_outbox: "outbox",
+  notification_state: "outbox",
+  contact_owner_state: "owner",
+  owner_drafts: "owner",
+  dialogues: "dialogue",
+  dialogue_contacts: "dialogue",
+  dialogue_replies: "dialogue",
+  dialogue_owner_reads: "dialogue",
+  dialogue_fetch_attempts: "dialogue",
+  owner_oauth_spent: "oauth",
+};
+
+/**
+ * TEMPORARY — delete at the merge of branch s18owner (issue 18 items 1–3),
+ * which moves these three files' SQL into the storage groups' `sql.ts`. Until
+ * then they still restate the schema; nothing else may be added here.
+ */
+export const PENDING_CLI_MOVE: readonly string[] = ["cli/commands/review.ts", "cli/commands/signals.ts", "cli/commands/outbox.ts"];
+
+const TABLE_REFERENCE = new RegExp(
+  `\\b(DELETE\\s+FROM|INSERT\\s+(?:OR\\s+\\w+\\s+)?INTO|REPLACE\\s+INTO|INTO|UPDATE|FROM|JOIN)\\s+["'\`]?(${Object.keys(TABLE_OWNERS).join("|")})\\b`,
+  "gi",
+);
+const READS_LINE = /^\s*\*\s*Reads:\s*(.*)$/m;
+
+function storageGroup(path: string): string | null {
+  const parts = path.split("/");
+  return parts[0] === "worker" && parts[1] === "storage" && parts.length > 3 ? parts[2]! : null;
+}
+
+/** The tables a group's `sql.ts` header declares on its `Reads:` line (a parenthesis is prose, e.g. "(only its own table)"). */
+function declaredReads(sqlText: string): string[] {
+  const line = READS_LINE.exec(sqlText)?.[1] ?? "";
+  return line.trim().startsWith("(") ? [] : line.split(",").map((name) => name.trim()).filter((name) => name !== "");
+}
+
+/** Every table-ownership violation in `files`, one line each (empty when every table has one owner). */
+export function tableViolations(files: readonly SourceFile[], pending: readonly string[] = PENDING_CLI_MOVE): string[] {
+  const problems: string[] = [];
+  const declared = new Map<string, string[]>();
+  const readByGroup = new Map<string, Set<string>>();
+  for (const file of files) {
+    const group = storageGroup(file.path);
+    if (group !== null && file.path === `worker/storage/${group}/sql.ts`) declared.set(group, declaredReads(file.text));
+  }
+  for (const file of files) {
+    const group = storageGroup(file.path);
+    const code = withoutComments(file.text);
+    for (const match of code.matchAll(TABLE_REFERENCE)) {
+      const keyword = match[1]!.toUpperCase().replace(/\s+/g, " ");
+      const table = match[2]!.toLowerCase();
+      const owner = TABLE_OWNERS[table]!;
+      const writes = keyword !== "FROM" && keyword !== "JOIN";
+      if (group === owner) continue;
+      if (group === null) {
+        if (pending.includes(file.path)) continue;
+        problems.push(`${file.path}: ${keyword} ${table} outside its owning module worker/storage/${owner}/ (move the statement there)`);
+      } else if (writes) {
+        problems.push(`${file.path}: ${keyword} ${table} — group ${group} writes a table of group ${owner} (writes only in the owner)`);
+      } else if (!(declared.get(group) ?? []).includes(table)) {
+        problems.push(`${file.path}: ${keyword} ${table} — group ${group} reads a table of group ${owner} without declaring it on the Reads: line of worker/storage/${group}/sql.ts`);
+      } else {
+        const read = readByGroup.get(group) ?? new Set<string>();
+        read.add(table);
+        readByGroup.set(group, read);
+      }
+    }
+    if (group !== null && file.path === `worker/storage/${group}/sql.ts`) {
+      for (const specifier of importsOf(file.text)) {
+        const target = normalize(join(dirname(file.path), specifier)).split(sep).join("/");
+        const typeOnly = new RegExp(`import\\s+type\\s[^;]*from\\s*["']${specifier.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}["']`).test(file.text);
+        const allowed =
+          target.startsWith("worker/contracts/") ||
+          (target === "worker/storage/d1" && typeOnly) ||
+          (dirname(target) === `worker/storage/${group}` && !/\/(store|index)$/.test(target));
+        if (!allowed) problems.push(`${file.path}: imports ${specifier} (a group's sql.ts imports only \`import type\` from ../d1 and worker/contracts/)`);
+      }
+    }
+  }
+  for (const [group, tables] of declared) {
+    for (const table of tables) {
+      const owner = TABLE_OWNERS[table];
+      if (owner === undefined) problems.push(`worker/storage/${group}/sql.ts: Reads: names ${table}, which is no table of the map`);
+      else if (owner === group) problems.push(`worker/storage/${group}/sql.ts: Reads: names its own table ${table}`);
+      else if (!readByGroup.get(group)?.has(table)) problems.push(`worker/storage/${group}/sql.ts: Reads: declares ${table}, which the group never reads (stale declaration)`);
+    }
+  }
+  return problems;
+}
+
 function sourcesUnder(folder: string): SourceFile[] {
   const out: SourceFile[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
       const full = join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
-      else if (name.endsWith(".ts")) out.push({ path: relative(ROOT, full).split(sep).join("/"), text: readFileSync(full, "utf8") });
+      else if (/\.(ts|mjs|js)$/.test(name)) out.push({ path: relative(ROOT, full).split(sep).join("/"), text: readFileSync(full, "utf8") });
     }
   };
   walk(join(ROOT, folder));
@@ -118,6 +233,21 @@ describe("layers of worker/ and cli/", () => {
     const files = [...sourcesUnder("worker"), ...sourcesUnder("cli")];
     expect(files.length).toBeGreaterThan(50);
     expect(layerViolations(files)).toEqual([]);
+  });
+
+  it("every table is named only in its owning storage group (SQL included)", () => {
+    const files = [...sourcesUnder("worker"), ...sourcesUnder("cli"), ...sourcesUnder("scripts")];
+    expect(tableViolations(files)).toEqual([]);
+  });
+
+  it("every group of the map has its folder with sql.ts and store.ts", () => {
+    for (const group of new Set(Object.values(TABLE_OWNERS))) {
+      expect(readdirSync(join(ROOT, "worker", "storage", group)), group).toEqual(expect.arrayContaining(["sql.ts", "store.ts"]));
+    }
+  });
+
+  it("the temporary CLI allow-list names only files that still exist", () => {
+    for (const path of PENDING_CLI_MOVE) expect(statSync(join(ROOT, path)).isFile(), path).toBe(true);
   });
 
   it("every capability has an index.ts as its public surface", () => {
@@ -154,6 +284,7 @@ describe("the checker can fail (synthetic sources)", () => {
     ["worker/mcp/x.ts", 'import { type ZodType, z } from "zod";', /import \* as z/],
     ["cli/commands/x.ts", 'import { a } from "../../worker/edge/pipeline";', /only worker\/contracts/],
     ["cli/x.ts", 'import {\n  a,\n  b,\n} from "../worker/storage/d1";', /only worker\/contracts/],
+    ["cli/x.ts", 'import { a } from "../worker/storage/contacts/store";', /only worker\/contracts/],
   ])("%s: %s", (path, text, message) => {
     const problems = check(path, text);
     expect(problems).toHaveLength(1);
@@ -169,7 +300,58 @@ describe("the checker can fail (synthetic sources)", () => {
     ["worker/contacts/x.ts", 'import { a } from "./store";'],
     ["cli/commands/x.ts", 'import { PACKAGE_VERSION } from "../../worker/contracts";'],
     ["cli/commands/x.ts", 'import { isRecord } from "../../worker/contracts/guards";'],
+    ["cli/commands/x.ts", 'import { ownerContactPageStatement } from "../../worker/storage/contacts/sql";'],
   ])("allows %s: %s", (path, text) => {
     expect(check(path, text)).toEqual([]);
+  });
+});
+
+describe("the table checker can fail (synthetic sources)", () => {
+  const contactsSql = { path: "worker/storage/contacts/sql.ts", text: "/**\n * Reads: contact_owner_state\n */\nconst a = \"SELECT 1 FROM contacts c LEFT JOIN contact_owner_state s\";" };
+  const check = (path: string, text: string) => tableViolations([contactsSql, { path, text }], []);
+
+  it.each([
+    ["worker/owner/x.ts", 'const q = "SELECT 1 FROM contacts WHERE contact_id = ?";', /FROM contacts outside its owning module worker\/storage\/contacts\//],
+    ["worker/notify/x.ts", "const q = `UPDATE notification_outbox SET state = 'x'`;", /UPDATE notification_outbox outside its owning module worker\/storage\/outbox\//],
+    ["worker/notify/x.ts", 'run(db, "DELETE FROM owner_oauth_spent WHERE 1");', /DELETE FROM owner_oauth_spent outside its owning module worker\/storage\/oauth\//],
+    ["worker/signals/x.ts", 'const q = "insert into observed_task_signals (a) values (1)";', /INSERT INTO observed_task_signals outside/],
+    ["worker/owner/x.ts", 'const q = `SELECT 1\n  FROM\n  "owner_drafts" d`;', /FROM owner_drafts outside its owning module worker\/storage\/owner\//],
+    ["worker/dialogue/x.ts", 'const q = "SELECT 1 FROM x JOIN dialogue_replies r";', /JOIN dialogue_replies outside/],
+    ["cli/commands/review.ts", 'const q = "SELECT * FROM contacts";', /FROM contacts outside its owning module/],
+    ["scripts/x.mjs", 'const q = "SELECT * FROM task_signals";', /FROM task_signals outside its owning module worker\/storage\/signals\//],
+    ["worker/storage/d1.ts", 'const q = "SELECT 1 FROM dialogues";', /FROM dialogues outside its owning module worker\/storage\/dialogue\//],
+    ["worker/storage/owner/store.ts", 'const q = "UPDATE contacts SET review_status = 1";', /group owner writes a table of group contacts/],
+    ["worker/storage/outbox/sql.ts", 'const q = "INSERT INTO dialogue_owner_reads (a) VALUES (1)";', /group outbox writes a table of group dialogue/],
+    ["worker/storage/signals/sql.ts", 'const q = "SELECT 1 FROM task_signals t JOIN contacts c";', /group signals reads a table of group contacts without declaring it/],
+    ["worker/storage/contacts/store.ts", 'const q = "SELECT 1 FROM owner_drafts";', /group contacts reads a table of group owner without declaring it/],
+    ["worker/storage/oauth/sql.ts", 'import { run } from "../d1";', /imports \.\.\/d1/],
+    ["worker/storage/oauth/sql.ts", 'import { sha256Hex } from "../../lib/hash";', /imports \.\.\/\.\.\/lib\/hash/],
+    ["worker/storage/oauth/sql.ts", 'import { a } from "./store";', /imports \.\/store/],
+  ])("%s: %s", (path, text, message) => {
+    const problems = check(path, text);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it("a Reads: line must be true: no own, unknown or unused table", () => {
+    const sql = (reads: string, body: string) => [{ path: "worker/storage/owner/sql.ts", text: `/**\n * Reads: ${reads}\n */\n${body}` }];
+    expect(tableViolations(sql("owner_drafts", 'const a = "SELECT 1 FROM owner_drafts";'), [])).toEqual([
+      "worker/storage/owner/sql.ts: Reads: names its own table owner_drafts",
+    ]);
+    expect(tableViolations(sql("drafts", 'const a = "SELECT 1 FROM owner_drafts";'), [])).toEqual([
+      "worker/storage/owner/sql.ts: Reads: names drafts, which is no table of the map",
+    ]);
+    expect(tableViolations(sql("contacts", 'const a = "SELECT 1 FROM owner_drafts";'), [])).toEqual([
+      "worker/storage/owner/sql.ts: Reads: declares contacts, which the group never reads (stale declaration)",
+    ]);
+  });
+
+  it("a name in prose or a comment is not a query; the allow-list exempts only its files", () => {
+    expect(check("worker/owner/x.ts", '// SELECT 1 FROM contacts\n/** UPDATE owner_drafts */\nconst contacts = 1; const from = contacts;')).toEqual([]);
+    expect(check("worker/storage/contacts/store.ts", 'const q = "SELECT 1 FROM contacts c JOIN contact_owner_state s";')).toEqual([]);
+    const imports = 'import type { Statement } from "../d1";\nimport { A } from "../../contracts/ids";\nimport { B } from "./schema-0001";';
+    expect(tableViolations([{ path: "worker/storage/contacts/sql.ts", text: imports }], [])).toEqual([]);
+    expect(tableViolations([{ path: "cli/commands/review.ts", text: 'const q = "SELECT * FROM contacts";' }], ["cli/commands/review.ts"])).toEqual([]);
+    expect(tableViolations([{ path: "cli/commands/flags/x.ts", text: 'const q = "SELECT * FROM contacts";' }], ["cli/commands/review.ts"])).toHaveLength(1);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { CONTACTS_SCHEMA_0001 } from "../../worker/storage/schema-0001";
+import { CONTACTS_SCHEMA_0001 } from "../../worker/storage/contacts/schema-0001";
 import migration0001 from "../../migrations/0001_contacts.sql?raw";
 import { callDoor, captureAnalytics, captureConsole } from "../helpers/door";
 import { assertValidEvent } from "../helpers/event-schema";

@@ -10,7 +10,13 @@ import { env } from "cloudflare:workers";
 import type { Env } from "../../worker/config/env";
 import { dialogueOwnerTools, ownerPublishReplyTool, ownerRevokeDialogueTool } from "../../worker/dialogue/index";
 import type { ToolContext, ToolOutcome } from "../../worker/lib/tool-definition";
-import { dialogueViewsOf, markContactRead, publishedReplyIdsOf } from "../../worker/storage/dialogue-sql";
+import { dialogueViewsOf } from "../../worker/owner/index";
+import { markContactRead, publishedReplyIdsOf } from "../../worker/storage/dialogue/store";
+import { contactIdSchema, draftIdSchema } from "../../worker/lib/input-schemas";
+
+/** Ids reach the storage through the input schemas, which normalise them (either case → the stored lower case). */
+const asContactId = (id: string) => contactIdSchema.parse(id);
+const asDraftId = (id: string) => draftIdSchema.parse(id);
 import { countRows, db, selectRows } from "../helpers/db";
 import { faultyD1 } from "../fakes/faulty-d1";
 import { connectV2, DIALOGUE_ON, fetchReply, openDialogue, propose, RECEIPTS_ON, type Structured } from "./dialogue-harness";
@@ -175,7 +181,7 @@ describe("the round trip with read receipts (07 §4.2, §5, §6)", () => {
     const visitor = await connectV2("auto", RECEIPTS_ON);
     const receipt = (await visitor.callTool({ name: "propose_contact", arguments: { summary: "Hello Alexander, can you answer me here?" } }))
       .structuredContent as Structured;
-    const contactId = receipt.contact_id as string;
+    const contactId = asContactId(receipt.contact_id as string);
     const token = receipt.dialogue.dialogue_token as string;
 
     // The owner opens that one contact in full: the owner side calls markContactRead (only the first read counts).
@@ -217,25 +223,25 @@ describe("the round trip with read receipts (07 §4.2, §5, §6)", () => {
       { reply_id: two.result.reply_id, published_at: two.result.published_at },
     ]);
     const plain = (await propose({ summary: "no dialogue" }, {})).structured!;
-    expect((await dialogueViewsOf(db(), [plain.contact_id], { readReceipts: true })).get(plain.contact_id)).toEqual({
+    expect((await dialogueViewsOf(db(), [asContactId(plain.contact_id)], { readReceipts: true })).get(asContactId(plain.contact_id))).toEqual({
       in_dialogue: false,
       role: null,
       revoked_at: null,
       replies: [],
     });
     const unpublished = await insertDraft(contactId, "still private");
-    const published = await publishedReplyIdsOf(db(), [draftOne, unpublished]);
+    const published = await publishedReplyIdsOf(db(), [asDraftId(draftOne), asDraftId(unpublished)]);
     expect(Object.fromEntries(published)).toEqual({ [draftOne]: one.result.reply_id, [unpublished]: null });
     await visitor.close();
   });
 
   it("markContactRead ignores unknown contacts and is a no-op the second time", async () => {
-    const unknown = `mc_${crypto.randomUUID()}`;
+    const unknown = asContactId(`mc_${crypto.randomUUID()}`);
     await markContactRead(db(), unknown, new Date().toISOString());
     expect(await countRows("dialogue_owner_reads", "contact_id = ?", unknown)).toBe(0);
     const { contactId } = await openDialogue("read twice", {}, DIALOGUE_ON);
-    await markContactRead(db(), contactId.toUpperCase().replace("MC_", "mc_"), "2026-04-01T00:00:00.000Z");
-    await markContactRead(db(), contactId, "2026-04-02T00:00:00.000Z");
+    await markContactRead(db(), asContactId(contactId.toUpperCase().replace("MC_", "mc_")), "2026-04-01T00:00:00.000Z");
+    await markContactRead(db(), asContactId(contactId), "2026-04-02T00:00:00.000Z");
     expect(await selectRows("SELECT read_at FROM dialogue_owner_reads WHERE contact_id = ?", contactId)).toEqual([{ read_at: "2026-04-01T00:00:00.000Z" }]);
   });
 });

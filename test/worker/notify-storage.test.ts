@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { discoverContacts, selectDue } from "../../worker/notify/notification-queue";
+import { discoverContacts, selectDue } from "../../worker/storage/outbox/store";
 import { faultyD1 } from "../fakes/faulty-d1";
 import { db, selectRows } from "../helpers/db";
 

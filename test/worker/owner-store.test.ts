@@ -21,13 +21,19 @@ import {
   type ContactItem,
   type ObservedGoalItem,
 } from "../../worker/owner";
+import type { ContactId } from "../../worker/contracts/id-types";
+import { contactIdSchema, draftIdSchema } from "../../worker/lib/input-schemas";
 import { db, selectRows } from "../helpers/db";
 import { faultyD1 } from "../fakes/faulty-d1";
 
 const NOW = Date.UTC(2026, 10, 5, 12, 0, 0);
 
-function contactId(n: number): string {
-  return `mc_00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+/** Ids reach the capability through the input schemas, which normalise them (either case → the stored lower case). */
+const asContactId = (id: string) => contactIdSchema.parse(id);
+const asDraftId = (id: string) => draftIdSchema.parse(id);
+
+function contactId(n: number): ContactId {
+  return asContactId(`mc_00000000-0000-4000-8000-${String(n).padStart(12, "0")}`);
 }
 function observationId(n: number): string {
   return `ob_${String(n).padStart(32, "0")}`;
@@ -151,7 +157,7 @@ describe("owner_list_contacts (06 §6.1)", () => {
     await seedContact(2, minutes(2));
     const upper = contactId(1).toUpperCase().replace("MC_", "mc_");
     const page = ok<Page<ContactItem>>(
-      await listContacts(db(), { contactId: upper, includeTests: false, state: "archived", since: "2030-01-01T00:00:00.000Z", limit: 1, cursor: "garbage" }),
+      await listContacts(db(), { contactId: asContactId(upper), includeTests: false, state: "archived", since: "2030-01-01T00:00:00.000Z", limit: 1, cursor: "garbage" }),
     );
     expect(page.items.map((item) => item.contact_id)).toEqual([contactId(1)]);
     expect(page.next_cursor).toBeNull();
@@ -325,13 +331,13 @@ describe("owner_save_draft (06 §6.3)", () => {
     const before = await contactsSnapshot();
 
     expect(await saveDraft(db(), { contactId: contactId(99), text: "x" }, NOW)).toEqual({ status: "contact_not_found" });
-    const created = await saveDraft(db(), { contactId: contactId(1).toUpperCase().replace("MC_", "mc_"), text: "first" }, NOW);
+    const created = await saveDraft(db(), { contactId: asContactId(contactId(1).toUpperCase().replace("MC_", "mc_")), text: "first" }, NOW);
     expect(created).toMatchObject({ status: "draft_saved", contact_id: contactId(1), revision: 1 });
     if (created.status !== "draft_saved") return;
     expect(created.draft_id).toMatch(/^dr_[0-9a-f-]{36}$/);
     expect(created.created_at).toBe(new Date(NOW).toISOString());
 
-    const updated = await saveDraft(db(), { contactId: contactId(1), text: "second", draftId: created.draft_id.toUpperCase().replace("DR_", "dr_"), expectedRevision: 1 }, NOW + 1000);
+    const updated = await saveDraft(db(), { contactId: contactId(1), text: "second", draftId: asDraftId(created.draft_id.toUpperCase().replace("DR_", "dr_")), expectedRevision: 1 }, NOW + 1000);
     expect(updated).toMatchObject({ status: "draft_saved", revision: 2, created_at: created.created_at, updated_at: new Date(NOW + 1000).toISOString() });
     expect(await saveDraft(db(), { contactId: contactId(1), text: "stale", draftId: created.draft_id, expectedRevision: 1 }, NOW)).toEqual({
       status: "revision_conflict",
@@ -340,7 +346,7 @@ describe("owner_save_draft (06 §6.3)", () => {
     expect(await saveDraft(db(), { contactId: contactId(2), text: "x", draftId: created.draft_id, expectedRevision: 2 }, NOW)).toEqual({
       status: "draft_not_found",
     });
-    expect(await saveDraft(db(), { contactId: contactId(1), text: "x", draftId: `dr_${crypto.randomUUID()}`, expectedRevision: 1 }, NOW)).toEqual({
+    expect(await saveDraft(db(), { contactId: contactId(1), text: "x", draftId: asDraftId(`dr_${crypto.randomUUID()}`), expectedRevision: 1 }, NOW)).toEqual({
       status: "draft_not_found",
     });
     const rows = await selectRows<{ body: string; revision: number }>("SELECT body, revision FROM owner_drafts");
@@ -366,7 +372,7 @@ describe("owner_set_contact_state (06 §6.4)", () => {
       previous_state: "pending",
       updated_at: new Date(NOW).toISOString(),
     });
-    expect(await setContactState(db(), { contactId: contactId(1).toUpperCase().replace("MC_", "mc_"), state: "archived" }, NOW + 1)).toMatchObject({
+    expect(await setContactState(db(), { contactId: asContactId(contactId(1).toUpperCase().replace("MC_", "mc_")), state: "archived" }, NOW + 1)).toMatchObject({
       status: "state_set",
       previous_state: "acknowledged",
       state: "archived",

@@ -12,7 +12,7 @@ import { connectV1, connectV2 } from "../helpers/mcp";
 import { assertNoCanaryInTelemetry, Canaries } from "../helpers/privacy";
 import { contribute, search, seedSignal, uniqueWord, type Structured } from "../helpers/signals";
 import { fakeRateLimiter, faultyD1 } from "../fakes/faulty-d1";
-import { SEARCH_WINDOW_SQL } from "../../worker/signals/signal-store";
+import { SEARCH_WINDOW_SQL } from "../../worker/storage/signals/sql";
 
 const MATCH_KEYS = ["signal_id", "goal", "blocker", "tried", "learned"];
 

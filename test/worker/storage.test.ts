@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { SEARCH_WINDOW_SQL } from "../../worker/signals/signal-store";
+import { SEARCH_WINDOW_SQL } from "../../worker/storage/signals/sql";
 import { captureConsole } from "../helpers/door";
 import { countRows, db } from "../helpers/db";
 import { search, contribute, uniqueWord } from "../helpers/signals";

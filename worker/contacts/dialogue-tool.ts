@@ -16,7 +16,7 @@
  *   enters telemetry (only `dialogue_token_issued: true`).
  * - Probing with follow-ups: a wrong token, an unknown contact, a contact
  *   without a dialogue and a revoked dialogue give the same bytes, are counted
- *   by the shared attempt limiter and store nothing (storage/dialogue-access.ts).
+ *   by the shared attempt limiter and store nothing (storage/dialogue/access.ts).
  * - Races: case A writes contact, dialogue and root membership in one batch whose
  *   dialogue rows are guarded by the existence of *this* request's contact id,
  *   so of 50 identical concurrent submissions exactly one creates a dialogue.
@@ -32,9 +32,10 @@ import {
 } from "../contracts/tools";
 import { deriveDialogueToken, dialogueTokenHash, importDialogueKey, type DialogueKey } from "../lib/dialogue-token";
 import { defineTool, failure, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
-import { StorageError } from "../storage/d1";
-import { budgetAlreadyTaken, verifyDialogueAccess } from "../storage/dialogue-access";
-import { createDialogueStatements, joinDialogueStatement, membershipOf, newDialogueId, type DialogueMembership } from "../storage/dialogue-sql";
+import type { ContactId } from "../contracts/id-types";
+import { budgetAlreadyTaken, verifyDialogueAccess } from "../storage/dialogue/access";
+import { createDialogueStatements, joinDialogueStatement, membershipOf, newDialogueId, type DialogueMembership } from "../storage/dialogue/store";
+import { onStorageError } from "../storage/failure";
 import { contactDialogueInputSchema, type ContactDialogueInput } from "./schema";
 import { contactWrite, storeContactWrite, type SaveContactResult } from "./store";
 import { conflict, notSaved, PROPOSE_CONTACT_META, publicWriteLimited, receipt } from "./tool";
@@ -86,13 +87,11 @@ async function describeStored(key: DialogueKey, membership: DialogueMembership |
 }
 
 /** Reads the stored contact's membership; a storage fault is null-with-failure, never an exception. */
-async function storedMembership(db: D1Database, contactId: string): Promise<{ ok: true; membership: DialogueMembership | null } | { ok: false }> {
-  try {
-    return { ok: true, membership: await membershipOf(db, contactId) };
-  } catch (error) {
-    if (error instanceof StorageError) return { ok: false };
-    throw error;
-  }
+async function storedMembership(db: D1Database, contactId: ContactId): Promise<{ ok: true; membership: DialogueMembership | null } | { ok: false }> {
+  return onStorageError(
+    async () => ({ ok: true, membership: await membershipOf(db, contactId) }) as const,
+    () => ({ ok: false }) as const,
+  );
 }
 
 /** Case A: a new dialogue with its token, in one guarded batch with the contact. */
@@ -124,7 +123,7 @@ async function openDialogue(db: D1Database, input: ContactDialogueInput, key: Di
 /** Case B: a follow-up, only after the token of `previous_contact_id`'s dialogue was verified. */
 async function joinDialogue(
   db: D1Database,
-  input: ContactDialogueInput & { dialogue_token: string; previous_contact_id: string },
+  input: ContactDialogueInput & { dialogue_token: string; previous_contact_id: ContactId },
   key: DialogueKey,
   ctx: ToolContext,
 ): Promise<ToolOutcome> {

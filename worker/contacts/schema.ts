@@ -5,9 +5,8 @@
  */
 import * as z from "zod";
 import { CONTACT_LIMITS } from "../contracts/limits";
-import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
 import { DIALOGUE_TOKEN_PATTERN, DIALOGUE_TOKEN_REISSUE_WINDOW_S } from "../contracts/tools";
-import { submissionIdSchema, trimmedText } from "../lib/input-schemas";
+import { submissionIdSchema, trimmedContactIdSchema, trimmedText } from "../lib/input-schemas";
 
 export const contactInputSchema = z.strictObject({
   summary: trimmedText(CONTACT_LIMITS.summary).describe("Your message in your own words; a greeting is enough."),
@@ -21,11 +20,7 @@ export const contactInputSchema = z.strictObject({
     .optional()
     .describe("An e-mail or other channel for a reply; never opened or contacted automatically."),
   found_via: trimmedText(CONTACT_LIMITS.found_via).optional().describe("How you found MAGNT."),
-  previous_contact_id: z
-    .string()
-    .trim()
-    .regex(PREVIOUS_CONTACT_ID_PATTERN)
-    .toLowerCase()
+  previous_contact_id: trimmedContactIdSchema
     .optional()
     .describe("An earlier contact_id receipt: a claimed link, not proof, and it grants no access."),
   submission_id: submissionIdSchema

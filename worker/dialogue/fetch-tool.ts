@@ -7,7 +7,7 @@
  * - Reading someone else's replies: only a caller presenting the token whose
  *   hash is stored for the dialogue of `contact_id` gets any reply text; every
  *   refusal (unknown contact, no dialogue, revoked, wrong token) is the same
- *   bytes and is counted by the shared attempt limiter (storage/dialogue-access.ts).
+ *   bytes and is counted by the shared attempt limiter (storage/dialogue/access.ts).
  * - Burning D1 writes from a tool that looks like a read: each wrong attempt
  *   takes the caller's public-write budget (01 §14) before its counter upsert;
  *   a spent budget answers `rate_limited` and writes nothing. The right token
@@ -21,44 +21,35 @@
  *   `dialogue_misconfigured`), as does a missing binding or any D1 fault.
  */
 import * as z from "zod";
-import { PREVIOUS_CONTACT_ID_PATTERN } from "../contracts/ids";
 import {
   CONTENT_LABEL_OWNER_REPLY,
   DIALOGUE_NOT_FOUND_MESSAGE,
   DIALOGUE_RATE_LIMITED_MESSAGE,
   DIALOGUE_TOKEN_PATTERN,
   FETCH_REPLY_STATUS,
-  REPLY_ID_INPUT_PATTERN,
   TOOL_FETCH_REPLY,
 } from "../contracts/tools";
 import { isOn } from "../config/flags";
 import { importDialogueKey } from "../lib/dialogue-token";
+import { trimmedContactIdSchema, trimmedReplyIdSchema } from "../lib/input-schemas";
 import { defineTool, failure, success, type ToolOutcome } from "../lib/tool-definition";
-import { StorageError } from "../storage/d1";
-import { verifyDialogueAccess } from "../storage/dialogue-access";
+import { verifyDialogueAccess } from "../storage/dialogue/access";
 import {
   claimOldestReply,
   deliveredReplies,
   deliveredReply,
   hasPendingReply,
-  readReceipts,
+  readReceiptRows,
+  type ReadReceiptRow,
   type ReplyRow,
-} from "../storage/dialogue-sql";
+} from "../storage/dialogue/store";
+import { onStorageError } from "../storage/failure";
 import { nowIso } from "../storage/ids";
 
 export const fetchReplyInputSchema = z.strictObject({
-  contact_id: z
-    .string()
-    .trim()
-    .regex(PREVIOUS_CONTACT_ID_PATTERN)
-    .toLowerCase()
-    .describe("The contact_id receipt of any of your messages in the dialogue."),
+  contact_id: trimmedContactIdSchema.describe("The contact_id receipt of any of your messages in the dialogue."),
   dialogue_token: z.string().regex(DIALOGUE_TOKEN_PATTERN).describe("The dialogue_token you received when the dialogue was opened."),
-  reply_id: z
-    .string()
-    .trim()
-    .regex(REPLY_ID_INPUT_PATTERN)
-    .toLowerCase()
+  reply_id: trimmedReplyIdSchema
     .optional()
     .describe("Re-read a reply that was already delivered to you (listed in delivered_replies)."),
 });
@@ -74,6 +65,11 @@ function refusal(status: string, message: string, tool_result: "reply_not_found"
 }
 
 const storageError = () => refusal(FETCH_REPLY_STATUS.storageError, MESSAGES.storageError, "storage_error");
+
+/** A read receipt as the visitor sees it (07 §6): `read_by_owner` says what `read_at` implies, for clients that only test a boolean. */
+function readReceipt(row: ReadReceiptRow) {
+  return { contact_id: row.contact_id, received_at: row.received_at, read_by_owner: row.read_at !== null, read_at: row.read_at };
+}
 
 function replyBody(reply: ReplyRow) {
   return { reply_id: reply.reply_id, in_reply_to: reply.contact_id, published_at: reply.published_at, text: reply.body };
@@ -118,7 +114,7 @@ export const fetchReplyTool = defineTool({
 
     const dialogueId = access.membership.dialogue_id;
     const receipts = isOn(ctx.env, "DIALOGUE_READ_RECEIPTS_ENABLED");
-    try {
+    return onStorageError(async (): Promise<ToolOutcome> => {
       let reply: ReplyRow | null;
       let redelivered: boolean;
       if (input.reply_id !== undefined) {
@@ -131,7 +127,7 @@ export const fetchReplyTool = defineTool({
       }
       const more_pending = await hasPendingReply(db, dialogueId);
       const delivered_replies = await deliveredReplies(db, dialogueId);
-      const receiptList = receipts ? { read_receipts: await readReceipts(db, dialogueId) } : {};
+      const receiptList = receipts ? { read_receipts: (await readReceiptRows(db, dialogueId)).map(readReceipt) } : {};
       const telemetry = { redelivered, more_pending, read_receipts_included: receipts };
 
       if (reply === null) {
@@ -154,9 +150,6 @@ export const fetchReplyTool = defineTool({
         },
         { tool_result: "reply_delivered", ...telemetry },
       );
-    } catch (error) {
-      if (error instanceof StorageError) return storageError();
-      throw error;
-    }
+    }, storageError);
   },
 });

@@ -6,7 +6,7 @@
  *                   under the registration rule of 07 §1 (see `dialogueOwnerTools`)
  *
  * The token helpers live in lib/dialogue-token.ts and the table access in
- * storage/dialogue-sql.ts + storage/dialogue-access.ts, because `contacts`
+ * the dialogue storage group (storage/dialogue/: sql.ts, store.ts, access.ts), because `contacts`
  * (which opens and joins dialogues) and `owner` (which lists dialogue state and
  * records reads) may not import this capability.
  */

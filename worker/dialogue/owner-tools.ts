@@ -12,24 +12,19 @@
  *   Nothing is ever published automatically, and a published reply is immutable.
  * - Publishing into a leaked dialogue: a revoked dialogue accepts no reply.
  * - Races with `owner_save_draft`: the reply body is copied from the draft row in
- *   the same guarded statement that checks the revision (storage/dialogue-sql.ts).
+ *   the same guarded statement that checks the revision (storage/dialogue/sql.ts).
  * - Telemetry: closed `tool_result` labels only — never an id, a token or text.
  */
 import * as z from "zod";
+import type { ContactId, DraftId } from "../contracts/id-types";
 import { OWNER_DIALOGUE_STATUS } from "../contracts/tools";
 import type { EventAnnotations } from "../contracts/events";
+import { contactIdSchema, draftIdSchema } from "../lib/input-schemas";
 import { defineTool, failure, success, type RegisteredTool, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
-import { StorageError } from "../storage/d1";
-import {
-  contactExists,
-  draftForPublishing,
-  insertReplyFromDraft,
-  membershipOf,
-  newReplyId,
-  replyOfDraft,
-  revokeDialogue,
-  type PublishedReply,
-} from "../storage/dialogue-sql";
+import { contactExists } from "../storage/contacts/store";
+import { insertReplyFromDraft, membershipOf, newReplyId, replyOfDraft, revokeDialogue, type PublishedReply } from "../storage/dialogue/store";
+import { onStorageError } from "../storage/failure";
+import { draftForPublishing } from "../storage/owner/store";
 import { nowIso } from "../storage/ids";
 
 /** The owner's scopes these tools challenge for (06 §3.3, §6); the same strings as owner/oauth/scopes.ts. */
@@ -41,16 +36,13 @@ type DialogueOwnerToolName = "owner_publish_reply" | "owner_revoke_dialogue";
 /** A C.1 owner tool: the definition plus the scopes the SDK must challenge for (the owner server's `requiredScopes`). */
 export type DialogueOwnerTool = RegisteredTool<DialogueOwnerToolName> & { readonly requiredScopes: readonly [string, ...string[]] };
 
-const CONTACT_ID_INPUT = /^[mM][cC]_[0-9a-fA-F-]{36}$/;
-const DRAFT_ID_INPUT = /^[dD][rR]_[0-9a-fA-F-]{36}$/;
-
 export const publishReplyInputSchema = z.strictObject({
-  draft_id: z.string().regex(DRAFT_ID_INPUT).toLowerCase().describe("The draft to publish as a reply the visitor can fetch."),
+  draft_id: draftIdSchema.describe("The draft to publish as a reply the visitor can fetch."),
   expected_revision: z.number().int().min(1).describe("The draft revision you reviewed; publishing fails if the draft changed since."),
 });
 
 export const revokeDialogueInputSchema = z.strictObject({
-  contact_id: z.string().regex(CONTACT_ID_INPUT).toLowerCase().describe("Any contact of the dialogue to revoke."),
+  contact_id: contactIdSchema.describe("Any contact of the dialogue to revoke."),
 });
 
 const MESSAGES = {
@@ -79,7 +71,7 @@ function published(status: "reply_published" | "already_published", reply: Publi
 }
 
 /** `owner_publish_reply` (07 §4.1) against `db`; every fault is a value. */
-async function publishReply(db: D1Database, draftId: string, expectedRevision: number): Promise<ToolOutcome> {
+async function publishReply(db: D1Database, draftId: DraftId, expectedRevision: number): Promise<ToolOutcome> {
   const draft = await draftForPublishing(db, draftId);
   if (draft === null) return fail("draft_not_found", MESSAGES.draft_not_found);
   if (draft.revision !== expectedRevision) {
@@ -104,7 +96,7 @@ async function publishReply(db: D1Database, draftId: string, expectedRevision: n
 }
 
 /** `owner_revoke_dialogue` (07 §4.3): idempotent; the first `revoked_at` stays. */
-async function revoke(db: D1Database, contactId: string): Promise<ToolOutcome> {
+async function revoke(db: D1Database, contactId: ContactId): Promise<ToolOutcome> {
   if (!(await contactExists(db, contactId))) return fail("contact_not_found", MESSAGES.contact_not_found);
   const membership = await membershipOf(db, contactId);
   if (membership === null) return fail("no_dialogue", MESSAGES.no_dialogue_to_revoke);
@@ -117,12 +109,7 @@ async function revoke(db: D1Database, contactId: string): Promise<ToolOutcome> {
 async function guarded(ctx: ToolContext, step: (db: D1Database) => Promise<ToolOutcome>): Promise<ToolOutcome> {
   const db = ctx.env.CONTACTS;
   if (!db) return storageError();
-  try {
-    return await step(db);
-  } catch (error) {
-    if (error instanceof StorageError) return storageError();
-    throw error;
-  }
+  return onStorageError(() => step(db), storageError);
 }
 
 function scoped(tool: RegisteredTool<DialogueOwnerToolName>, scopes: readonly [string, ...string[]]): DialogueOwnerTool {

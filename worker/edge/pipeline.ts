@@ -97,7 +97,7 @@ export function createDoor(role: Role, lookup: RouteLookup, scope: RequestScope 
       try {
         response = await handleRequest({ request, url, env: scoped.env, ctx, role, telemetry }, route, seen);
       } catch {
-        // The exception, its message and its stack are never logged (01 §1).
+        // Never logged: an exception's message or stack can quote visitor text or a secret, and logs must stay content-free (01 §1).
         telemetry.annotate({ outcome: "internal_error" });
         response = route.unavailable(seen.allowedOrigin);
       } finally {

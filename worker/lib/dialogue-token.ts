@@ -18,6 +18,7 @@
  *   the callers then fail closed — no token is derived or verified.
  * Nothing here logs, and no value computed here ever reaches telemetry.
  */
+import type { ContactId } from "../contracts/id-types";
 import { DIALOGUE_TOKEN_PREFIX } from "../contracts/tools";
 import { decodeBase64urlKey, encodeBase64url } from "./base64url";
 import { constantTimeEqualBytes } from "./constant-time";
@@ -76,10 +77,11 @@ export async function tokenMatchesHash(presented: string, storedHash: string | n
 
 /**
  * The wrong-attempt counter key of a presented contact id (07 §5.3): hex SHA-256
- * of `"dialogue:" + lower-cased id`, whether or not the contact exists.
+ * of `"dialogue:" + lower-cased id` (the input schema lower-cased it, hence the
+ * type), whether or not the contact exists.
  */
-export function attemptKeyHash(presentedContactId: string): Promise<string> {
-  return sha256Hex(`dialogue:${presentedContactId.toLowerCase()}`);
+export function attemptKeyHash(presentedContactId: ContactId): Promise<string> {
+  return sha256Hex(`dialogue:${presentedContactId}`);
 }
 
 /** The start of the UTC hour containing `nowMs` (ISO), and the seconds until it ends (≥ 1). */

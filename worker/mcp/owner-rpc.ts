@@ -59,7 +59,7 @@ export async function handleOwnerMcp(env: Env, ctx: ExecutionContext, req: unkno
         ? rejectMalformed(telemetry)
         : await serveVerified({ request, url, env, ctx, role: "core", telemetry, body: forwarded.body, allowedOrigin: null }, auth);
   } catch {
-    // The exception, its message and its stack are never logged (01 §1).
+    // Never logged: an exception's message or stack can quote the owner's data or a token, and logs must stay content-free (01 §1).
     telemetry.annotate({ outcome: "internal_error" });
     response = withHeaders(textResponse(503, "Service temporarily unavailable"), MCP_HEADERS);
   }

@@ -14,11 +14,14 @@
  * it takes, and spend a day's row writes in one statement.
  *
  * Both tables arrive with later migrations (0006, 0007). A missing table — or
- * any other failure — is ignored on purpose: the table's remaining batches
+ * any other storage fault — is ignored on purpose: the table's remaining batches
  * wait for the next hour, and the cron run's notification outcome must not
  * depend on housekeeping.
  */
-import { run, statement, type Statement } from "../storage/d1";
+import { run, type Statement } from "../storage/d1";
+import { onStorageError } from "../storage/failure";
+import { deleteExpiredFetchAttemptsStatement } from "../storage/dialogue/store";
+import { deleteExpiredSpentStatement } from "../storage/oauth/store";
 
 const FETCH_ATTEMPT_RETENTION_MS = 2 * 60 * 60 * 1000;
 
@@ -35,33 +38,16 @@ export function isCleanupMinute(scheduledTime: number): boolean {
 export async function hourlyCleanup(db: D1Database | undefined, now: Date): Promise<void> {
   if (db === undefined) return;
   const cutoff = new Date(now.getTime() - FETCH_ATTEMPT_RETENTION_MS).toISOString();
-  await deleteInBatches(
-    db,
-    statement(
-      "DELETE FROM dialogue_fetch_attempts WHERE rowid IN (SELECT rowid FROM dialogue_fetch_attempts WHERE window_start < ? LIMIT ?)",
-      cutoff,
-      CLEANUP_BATCH_ROWS,
-    ),
-  );
-  await deleteInBatches(
-    db,
-    statement(
-      "DELETE FROM owner_oauth_spent WHERE rowid IN (SELECT rowid FROM owner_oauth_spent WHERE expires_at < ? LIMIT ?)",
-      now.toISOString(),
-      CLEANUP_BATCH_ROWS,
-    ),
-  );
+  await deleteInBatches(db, deleteExpiredFetchAttemptsStatement(cutoff, CLEANUP_BATCH_ROWS));
+  await deleteInBatches(db, deleteExpiredSpentStatement(now.toISOString(), CLEANUP_BATCH_ROWS));
 }
 
 /** Repeats one bounded delete until a batch comes back short, the run's bound is reached, or it fails. */
 async function deleteInBatches(db: D1Database, batchDelete: Statement): Promise<void> {
   for (let batch = 0; batch < CLEANUP_BATCHES_PER_RUN; batch += 1) {
-    let deleted: number;
-    try {
-      deleted = (await run(db, batchDelete)).meta.changes;
-    } catch {
-      return; // Intentionally ignored (see the module comment): the rest waits for the next hour.
-    }
+    const deleted = await onStorageError(async () => (await run(db, batchDelete)).meta.changes, () => null);
+    // A fault is ignored on purpose (see the module comment): the rest waits for the next hour.
+    if (deleted === null) return;
     // A short batch means nothing expired is left (a missing count is treated the same way).
     if (typeof deleted !== "number" || deleted < CLEANUP_BATCH_ROWS) return;
   }

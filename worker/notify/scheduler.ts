@@ -18,7 +18,7 @@ import type { Role, ScheduledEvent, ScheduledOutcome } from "../contracts/events
 import type { Env } from "../config/env";
 import { emitScheduledEvent } from "../edge/telemetry";
 import { sha256Hex } from "../lib/hash";
-import { StorageError } from "../storage/d1";
+import { onStorageError } from "../storage/failure";
 import { scopeD1 } from "../storage/d1-retry";
 import { hourlyCleanup, isCleanupMinute } from "./cleanup";
 import { readNotifyConfig, type NotifyConfig } from "./config";
@@ -32,14 +32,25 @@ import {
   markSkipped,
   MAX_ATTEMPTS,
   recoverStaleSending,
-  retryDelaySeconds,
   selectDue,
   STALE_SENDING_SECONDS,
   type DueRow,
-} from "./notification-queue";
+  acquireLease,
+  ensureState,
+  holdsLease,
+  LEASE_SECONDS,
+  pinChat,
+  recordDelivery,
+  recordFailure,
+  releaseLease,
+} from "../storage/outbox/store";
 import { loadSource, type Source } from "./sources";
-import { acquireLease, ensureState, holdsLease, LEASE_SECONDS, pinChat, recordDelivery, recordFailure, releaseLease } from "./state";
 import { sendTelegramMessage, type MessageModel, type TelegramResult } from "./telegram";
+
+/** `delay(n) = min(60 × 2^(n−1), 3600)` seconds (05 §4): doubling from a minute, capped at an hour. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(60 * 2 ** (Math.max(1, attempts) - 1), 3600);
+}
 
 /** Test seams: a clock and a short Telegram timeout (10 §2). Production passes nothing. */
 export interface SchedulerOptions {
@@ -89,29 +100,28 @@ async function deliver(env: Env, counts: Counts, clock: () => Date, options: Sch
   const leaseId = crypto.randomUUID();
   let leased = false;
   try {
-    const now = clock();
-    await ensureState(db, now.toISOString());
-    const state = await acquireLease(db, leaseId, now.toISOString(), plusSeconds(now, LEASE_SECONDS));
-    if (state === null) return "lease_busy";
-    leased = true;
+    return await onStorageError(async (): Promise<ScheduledOutcome> => {
+      const now = clock();
+      await ensureState(db, now.toISOString());
+      const state = await acquireLease(db, leaseId, now.toISOString(), plusSeconds(now, LEASE_SECONDS));
+      if (state === null) return "lease_busy";
+      leased = true;
 
-    const chatHash = await sha256Hex(config.chatId);
-    if (state.owner_chat_hash === null) await pinChat(db, chatHash, now.toISOString());
-    else if (state.owner_chat_hash !== chatHash) return "chat_mismatch";
+      const chatHash = await sha256Hex(config.chatId);
+      if (state.owner_chat_hash === null) await pinChat(db, chatHash, now.toISOString());
+      else if (state.owner_chat_hash !== chatHash) return "chat_mismatch";
 
-    counts.discovered = await discoverContacts(db, state.activated_at);
-    await recoverStaleSending(db, now.toISOString(), plusSeconds(now, -STALE_SENDING_SECONDS));
-    counts.overflow_skipped = await capPendingGoals(db);
-    if (state.backoff_until !== null && state.backoff_until > now.toISOString()) return "backoff";
+      counts.discovered = await discoverContacts(db, state.activated_at);
+      await recoverStaleSending(db, now.toISOString(), plusSeconds(now, -STALE_SENDING_SECONDS));
+      counts.overflow_skipped = await capPendingGoals(db);
+      if (state.backoff_until !== null && state.backoff_until > now.toISOString()) return "backoff";
 
-    const due = await selectDue(db, now.toISOString());
-    return await sendDue(config, due, state.activated_at, leaseId, counts, clock, options);
-  } catch (error) {
-    if (error instanceof StorageError) return "storage_error";
-    throw error;
+      const due = await selectDue(db, now.toISOString());
+      return await sendDue(config, due, state.activated_at, leaseId, counts, clock, options);
+    }, () => "storage_error");
   } finally {
     // Step 12 (also after an early stop): release only if still ours; a failure here only delays the next run.
-    if (leased) await releaseLease(db, leaseId, clock().toISOString()).catch(() => undefined);
+    if (leased) await onStorageError(() => releaseLease(db, leaseId, clock().toISOString()), () => undefined);
   }
 }
 

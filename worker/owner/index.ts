@@ -10,11 +10,18 @@
  *                      preflight / unknown paths, the ledger over OWNER_CORE, `/mcp` handed to core
  * - bearer.ts          /mcp bearer check and challenges (§4), shared with core (§5)
  * - spent.ts           the single-use ledger on D1 (§5)
- * - store.ts           owner queries for the four tools (§6–§7)
+ * - contacts.ts        owner_list_contacts' listing (§6.1); dialogue-view.ts its `dialogue` object
+ * - goals.ts           owner_list_observed_goals (§6.2)
+ * - drafts.ts          owner_save_draft (§6.3); state.ts owner_set_contact_state (§6.4)
+ * - cursor.ts          the listings' opaque cursor; paging.ts the one keyset pager
  * - visitor-content.ts the untrusted-visitor-content group (§6)
  * - tools.ts           the four owner tools as tool definitions (§6), for core's owner server
  * - oauth/             metadata, registration, client metadata documents (§3.7) and who a
  *                      client_id is (clients.ts), authorize + consent, GitHub link, token (§3)
+ *
+ * The owner's data is read and written through the storage groups
+ * (`storage/contacts`, `storage/owner`, `storage/observations`,
+ * `storage/dialogue`, `storage/oauth`); nothing here holds SQL.
  *
  * Handlers are `(input, env, deps) => Promise<OwnerAnswer>` and return their
  * telemetry facts (`outcome`, `step`) as values; nothing here logs.
@@ -83,24 +90,13 @@ export { serveRegister } from "./oauth/register";
 export { serveAuthorize, serveConsent } from "./oauth/authorize";
 export { serveGithubCallback } from "./oauth/github";
 export { serveToken } from "./oauth/token";
-export {
-  decodeCursor,
-  encodeCursor,
-  listContacts,
-  listObservedGoals,
-  saveDraft,
-  setContactState,
-  type ContactItem,
-  type DraftItem,
-  type ListContactsQuery,
-  type ListObservedGoalsQuery,
-  type ListResult,
-  type ObservedGoalItem,
-  type OwnerContactState,
-  type SaveDraftCommand,
-  type SaveDraftResult,
-  type SetContactStateResult,
-} from "./store";
+export type { OwnerContactState } from "../contracts/owner-state";
+export { decodeCursor, encodeCursor } from "./cursor";
+export { listContacts, type ContactItem, type DraftItem, type ListContactsQuery, type ListResult } from "./contacts";
+export { dialogueViewsOf, type OwnerDialogueView, type OwnerReplyView } from "./dialogue-view";
+export { saveDraft, type SaveDraftCommand, type SaveDraftResult } from "./drafts";
+export { listObservedGoals, type ListObservedGoalsQuery, type ObservedGoalItem } from "./goals";
+export { setContactState, type SetContactStateResult } from "./state";
 export {
   labelVisitorContent,
   previewText,

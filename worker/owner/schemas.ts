@@ -5,10 +5,9 @@
  * `expected_revision` present without `draft_id` or missing with it.
  */
 import * as z from "zod";
+import { OWNER_CONTACT_STATES } from "../contracts/owner-state";
+import { contactIdSchema, draftIdSchema } from "../lib/input-schemas";
 
-/** Contact id as the owner may type it: case-insensitive (spelled out so the JSON Schema keeps it). */
-const CONTACT_ID_INPUT = /^[mM][cC]_[0-9a-fA-F-]{36}$/;
-const DRAFT_ID_INPUT = /^[dD][rR]_[0-9a-fA-F-]{36}$/;
 
 /** ISO 8601 date or date-time, with or without an offset (checked before `Date.parse`, which accepts far more). */
 const ISO_DATE_OR_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
@@ -40,12 +39,13 @@ const since = z
 const includeTests = z.boolean().optional().describe("Include self-reported test items (default false).");
 const limit = z.number().int().min(1).max(50).optional().describe("Page size, 1–50 (default 20).");
 const cursor = z.string().max(512).optional().describe("next_cursor of the previous page.");
-const contactId = z.string().regex(CONTACT_ID_INPUT);
+/** Ids as the owner may type them, either case; lower-cased here once (`lib/input-schemas.ts`). */
+const contactId = contactIdSchema;
 
 export const listContactsInputSchema = z.strictObject({
   contact_id: contactId.optional().describe("Return only this contact; the other filters and paging are ignored."),
   include_tests: includeTests,
-  state: z.enum(["pending", "acknowledged", "archived", "any"]).optional().describe("Owner state filter (default any)."),
+  state: z.enum([...OWNER_CONTACT_STATES, "any"]).optional().describe("Owner state filter (default any)."),
   since,
   limit,
   cursor,
@@ -63,7 +63,7 @@ export const saveDraftInputSchema = z
   .strictObject({
     contact_id: contactId.describe("The contact this private draft answers."),
     text: z.string().trim().min(1).max(8000).describe("The draft text (private; never sent)."),
-    draft_id: z.string().regex(DRAFT_ID_INPUT).optional().describe("Update this draft instead of creating one."),
+    draft_id: draftIdSchema.optional().describe("Update this draft instead of creating one."),
     expected_revision: z.number().int().min(1).optional().describe("Required with draft_id: the revision you are updating."),
   })
   .superRefine((input, context) => {
@@ -74,7 +74,7 @@ export const saveDraftInputSchema = z
 
 export const setContactStateInputSchema = z.strictObject({
   contact_id: contactId,
-  state: z.enum(["pending", "acknowledged", "archived"]),
+  state: z.enum(OWNER_CONTACT_STATES),
 });
 
 export type ListContactsInput = z.output<typeof listContactsInputSchema>;

@@ -20,9 +20,10 @@
 import type { EventAnnotations } from "../contracts/events";
 import type { OWNER_TOOL_NAMES } from "../contracts/tools";
 import { defineTool, failure, success, type RegisteredTool, type ToolContext, type ToolOutcome } from "../lib/tool-definition";
+import type { ContactId } from "../contracts/id-types";
 import { dialogueFlags } from "../config/flags";
-import { StorageError } from "../storage/d1";
-import { markContactRead } from "../storage/dialogue-sql";
+import { markContactRead } from "../storage/dialogue/store";
+import { onStorageError } from "../storage/failure";
 import type { OwnerScope } from "./oauth/scopes";
 import {
   listContactsInputSchema,
@@ -31,7 +32,10 @@ import {
   saveDraftInputSchema,
   setContactStateInputSchema,
 } from "./schemas";
-import { listContacts, listObservedGoals, saveDraft, setContactState } from "./store";
+import { listContacts } from "./contacts";
+import { saveDraft } from "./drafts";
+import { listObservedGoals } from "./goals";
+import { setContactState } from "./state";
 
 export type OwnerToolName = (typeof OWNER_TOOL_NAMES)[number];
 
@@ -75,17 +79,13 @@ function sinceFilter(value: string | undefined): string | undefined {
  */
 async function recordFullRead(
   db: D1Database,
-  args: { contact_id?: string | undefined; detail?: "preview" | "full" | undefined },
-  items: readonly { contact_id: string }[],
+  args: { contact_id?: ContactId | undefined; detail?: "preview" | "full" | undefined },
+  items: readonly { contact_id: ContactId }[],
 ): Promise<void> {
   if (args.contact_id === undefined || args.detail !== "full") return;
-  const item = items.find((candidate) => candidate.contact_id === args.contact_id!.toLowerCase());
+  const item = items.find((candidate) => candidate.contact_id === args.contact_id);
   if (item === undefined) return;
-  try {
-    await markContactRead(db, item.contact_id, new Date().toISOString());
-  } catch (error) {
-    if (!(error instanceof StorageError)) throw error;
-  }
+  await onStorageError(() => markContactRead(db, item.contact_id, new Date().toISOString()), () => undefined);
 }
 
 export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({

@@ -5,16 +5,17 @@
  *
  * Goal notifications (05): while TELEGRAM_GOAL_NOTIFICATIONS_ENABLED is on, a
  * non-test observation is written in one D1 batch with its outbox row
- * (statement from storage/outbox.ts), all or nothing — no fallback to the
+ * (statement of the outbox storage group), all or nothing — no fallback to the
  * observation alone. Otherwise the single insert is the only write mode.
  */
 import type { Env } from "../config/env";
 import { isOn } from "../config/flags";
 import { batch, run } from "../storage/d1";
-import { enqueueObservationStatement } from "../storage/outbox";
+import { onStorageError } from "../storage/failure";
+import { insertObservationStatement } from "../storage/observations/store";
+import { enqueueObservationStatement } from "../storage/outbox/store";
 import { newObservationId, nowIso } from "../storage/ids";
 import type { PublicWriteLimiter } from "../lib/tool-definition";
-import { insertObservationStatement } from "./observations";
 import type { SearchInput } from "./schemas";
 
 export interface ObserveResult {
@@ -32,20 +33,23 @@ export async function observeSearchedTask(
   const observation = {
     observationId: newObservationId(),
     createdAt: nowIso(),
-    task: { goal: input.goal, blocker: input.blocker, tried: input.tried },
+    goal: input.goal,
+    blocker: input.blocker ?? null,
+    tried: input.tried ?? null,
     // Smoke tests (controlled User-Agent) become test observations too.
     isTest: input.is_test === true || options.controlledTest,
   };
-  try {
-    const insert = insertObservationStatement(observation);
-    if (!observation.isTest && options.env !== undefined && isOn(options.env, "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED")) {
-      await batch(db, [insert, enqueueObservationStatement(observation.observationId, observation.createdAt)]);
-    } else {
-      await run(db, insert);
-    }
-    return { saved: true, rateLimited: false };
-  } catch {
+  const insert = insertObservationStatement(observation);
+  return onStorageError(
+    async () => {
+      if (!observation.isTest && options.env !== undefined && isOn(options.env, "TELEGRAM_GOAL_NOTIFICATIONS_ENABLED")) {
+        await batch(db, [insert, enqueueObservationStatement(observation.observationId, observation.createdAt)]);
+      } else {
+        await run(db, insert);
+      }
+      return { saved: true, rateLimited: false };
+    },
     // Best effort by design: the search result stands; telemetry says observed_task_saved: false.
-    return { saved: false, rateLimited: false };
-  }
+    () => ({ saved: false, rateLimited: false }),
+  );
 }

@@ -39,7 +39,7 @@ async function proxyFromOrigin(req: DoorRequest, origin: string, mappedPath: str
       cf: { cacheEverything: true, cacheTtl: 60 },
     });
   } catch {
-    // The network error text is never logged or shown (01 §12).
+    // The network error text is never logged or shown: it can name internal hosts or addresses (01 §12).
     req.telemetry.annotate({ outcome: "origin_unavailable" });
     return serviceUnavailable();
   }

@@ -23,12 +23,13 @@
  * - Leaks: the token, its hash, the counter key and the dialogue id never leave
  *   this module except the dialogue id to its caller; nothing here logs.
  */
-import { RATE_LIMIT_RETRY_AFTER_S } from "../contracts/limits";
-import { DIALOGUE_WRONG_ATTEMPTS_PER_HOUR } from "../contracts/tools";
-import { attemptKeyHash, attemptWindow, tokenMatchesHash } from "../lib/dialogue-token";
-import type { PublicWriteLimiter } from "../lib/tool-definition";
-import { StorageError } from "./d1";
-import { countWrongAttempt, membershipOf, type DialogueMembership } from "./dialogue-sql";
+import type { ContactId } from "../../contracts/id-types";
+import { RATE_LIMIT_RETRY_AFTER_S } from "../../contracts/limits";
+import { DIALOGUE_WRONG_ATTEMPTS_PER_HOUR } from "../../contracts/tools";
+import { attemptKeyHash, attemptWindow, tokenMatchesHash } from "../../lib/dialogue-token";
+import type { PublicWriteLimiter } from "../../lib/tool-definition";
+import { onStorageError } from "../failure";
+import { countWrongAttempt, membershipOf, type DialogueMembership } from "./store";
 
 export type DialogueAccess =
   | { readonly kind: "granted"; readonly membership: DialogueMembership }
@@ -50,12 +51,12 @@ export const budgetAlreadyTaken: PublicWriteLimiter = async () => ({ limited: fa
  */
 export async function verifyDialogueAccess(
   db: D1Database,
-  presentedContactId: string,
+  presentedContactId: ContactId,
   presentedToken: string,
   nowMs: number,
   takeWriteBudget: PublicWriteLimiter,
 ): Promise<DialogueAccess> {
-  try {
+  return onStorageError(async (): Promise<DialogueAccess> => {
     const membership = await membershipOf(db, presentedContactId);
     const matches = await tokenMatchesHash(presentedToken, membership?.token_hash ?? null);
     if (membership !== null && matches && membership.revoked_at === null) return { kind: "granted", membership };
@@ -65,8 +66,5 @@ export async function verifyDialogueAccess(
     return failures > DIALOGUE_WRONG_ATTEMPTS_PER_HOUR
       ? { kind: "rate_limited", retryAfterS: window.retryAfterS, limit: "attempts" }
       : { kind: "refused" };
-  } catch (error) {
-    if (error instanceof StorageError) return { kind: "storage_error" };
-    throw error;
-  }
+  }, () => ({ kind: "storage_error" }));
 }

@@ -1,0 +1,96 @@
+/**
+ * Group `signals` — the one owner of tables `task_signals`, the searchable
+ * corpus (03 §4, §8, migration 0002), and `task_signal_tokens`, each row's
+ * stored token list (03 §5.6, migration 0008). Dependency-free: SQL text,
+ * statement builders and row types; the CLI imports the same text.
+ *
+ * Reads: (only its own table)
+ */
+import type { Statement } from "../d1";
+
+export interface SignalRow {
+  signal_id: string;
+  goal: string;
+  blocker: string | null;
+  tried: string | null;
+  learned: string | null;
+  /** The stored token list (0008; NULL for a row from before it): matched on, never returned. */
+  tokens: string | null;
+  tokenizer_version: number | null;
+}
+
+/**
+ * The candidate window of a search: ?1 the cohort flag, ?2 the window size.
+ * Search text never reaches SQL, D1 logs or a cache — matching happens in
+ * memory (03 §4), so only these two values are bound.
+ */
+export const SEARCH_WINDOW_SQL = `SELECT s.signal_id, s.goal, s.blocker, s.tried, s.learned, t.tokens, t.tokenizer_version
+FROM task_signals s LEFT JOIN task_signal_tokens t ON t.signal_id = s.signal_id
+WHERE s.status = 'active' AND s.self_reported_test = ?1
+ORDER BY s.created_at DESC, s.signal_id DESC
+LIMIT ?2`;
+
+export function searchWindowStatement(isTest: boolean, size: number): Statement {
+  return { sql: SEARCH_WINDOW_SQL, params: [isTest ? 1 : 0, size] };
+}
+
+/** A contribution's canonical columns (03 §8.1) with its generated ids. */
+export interface SignalInsertRow {
+  readonly signalId: string;
+  readonly createdAt: string;
+  readonly goal: string;
+  readonly blocker: string | null;
+  readonly tried: string | null;
+  readonly learned: string | null;
+  readonly self_reported_test: number;
+  readonly submissionId: string;
+  readonly payloadHash: string;
+  /** The token list the search matches on (03 §5.6), computed by the capability, and its tokenizer's version. */
+  readonly tokens: string;
+  readonly tokenizerVersion: number;
+}
+
+/** Insert-or-ignore by `submission_id`: a duplicate never touches the stored row, so it cannot reactivate a hidden signal. */
+export function insertSignalStatement(row: SignalInsertRow): Statement {
+  return {
+    sql: `INSERT INTO task_signals (signal_id, created_at, goal, blocker, tried, learned, submission_id, payload_hash,
+         self_reported_test, status)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active')
+       ON CONFLICT(submission_id) DO NOTHING`,
+    params: [
+      row.signalId,
+      row.createdAt,
+      row.goal,
+      row.blocker,
+      row.tried,
+      row.learned,
+      row.submissionId,
+      row.payloadHash,
+      row.self_reported_test,
+    ],
+  };
+}
+
+/**
+ * The row's token list, batched after the insert: written only when this
+ * call's row is the one stored (the `SELECT … WHERE signal_id = <this call's
+ * id>` finds nothing after a lost race), and `ON CONFLICT DO NOTHING` for the
+ * door's own retry of a batch whose first attempt committed (09 §5.1).
+ */
+export function insertSignalTokensStatement(row: SignalInsertRow): Statement {
+  return {
+    sql: `INSERT INTO task_signal_tokens (signal_id, tokenizer_version, tokens)
+       SELECT signal_id, ?, ? FROM task_signals WHERE signal_id = ?
+       ON CONFLICT(signal_id) DO NOTHING`,
+    params: [row.tokenizerVersion, row.tokens, row.signalId],
+  };
+}
+
+export interface StoredSignalRow {
+  signal_id: string;
+  payload_hash: string;
+}
+
+export function signalBySubmissionStatement(submissionId: string): Statement {
+  return { sql: "SELECT signal_id, payload_hash FROM task_signals WHERE submission_id = ?", params: [submissionId] };
+}
