@@ -46,6 +46,19 @@ export interface SourceFile {
 const IMPORT_PATTERN = /(?:^|\n)\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
 const NAMED_ZOD_IMPORT = /import\s+(?:type\s+)?\{[^}]*\bz\b[^}]*\}\s*from\s*["']zod["']/;
 
+/**
+ * The storage modules' SQL text (`worker/storage/<group>/sql`), which the CLI
+ * shares so it never restates the schema; they may import only types, or
+ * worker/contracts, so nothing of the Worker's runtime reaches the CLI.
+ */
+const STORAGE_SQL_MODULE = /^worker\/storage\/[a-z-]+\/sql$/;
+
+function isTypeOnlyImport(text: string, specifier: string): boolean {
+  const escaped = specifier.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const statements = withoutComments(text).match(new RegExp(`(?:import|export)\\b[^;"'\`]*?\\bfrom\\s*["']${escaped}["']`, "g")) ?? [];
+  return statements.length > 0 && statements.every((line) => /^(?:import|export)\s+type\b/.test(line));
+}
+
 /** Source text without comments, so an import quoted in a JSDoc is not read as one. */
 function withoutComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
@@ -81,10 +94,13 @@ export function layerViolations(files: readonly SourceFile[]): string[] {
       const targetParts = target.split("/");
       const toFolder = targetParts[0] === "worker" && targetParts.length >= 2 ? targetParts[1]! : null;
       if (file.path.startsWith("cli/")) {
-        if (target.startsWith("worker/") && toFolder !== "contracts") {
-          problems.push(`${file.path}: cli/ imports ${target} (only worker/contracts is shared)`);
+        if (target.startsWith("worker/") && toFolder !== "contracts" && !STORAGE_SQL_MODULE.test(target)) {
+          problems.push(`${file.path}: cli/ imports ${target} (only worker/contracts and worker/storage/<group>/sql are shared)`);
         }
         continue;
+      }
+      if (STORAGE_SQL_MODULE.test(file.path.replace(/\.ts$/, "")) && !isTypeOnlyImport(file.text, specifier) && !target.startsWith("worker/contracts")) {
+        problems.push(`${file.path}: a storage sql.ts imports ${target} at run time (the CLI imports it: only worker/contracts, or import type)`);
       }
       if (fromFolder === null || toFolder === null || toFolder === fromFolder) continue;
       const from = LAYERS[fromFolder]!;
@@ -154,6 +170,8 @@ describe("the checker can fail (synthetic sources)", () => {
     ["worker/mcp/x.ts", 'import { type ZodType, z } from "zod";', /import \* as z/],
     ["cli/commands/x.ts", 'import { a } from "../../worker/edge/pipeline";', /only worker\/contracts/],
     ["cli/x.ts", 'import {\n  a,\n  b,\n} from "../worker/storage/d1";', /only worker\/contracts/],
+    ["cli/commands/x.ts", 'import { a } from "../../worker/storage/dialogue-sql";', /only worker\/contracts/],
+    ["worker/storage/owner/sql.ts", 'import { statement } from "../d1";', /at run time/],
   ])("%s: %s", (path, text, message) => {
     const problems = check(path, text);
     expect(problems).toHaveLength(1);
@@ -169,6 +187,8 @@ describe("the checker can fail (synthetic sources)", () => {
     ["worker/contacts/x.ts", 'import { a } from "./store";'],
     ["cli/commands/x.ts", 'import { PACKAGE_VERSION } from "../../worker/contracts";'],
     ["cli/commands/x.ts", 'import { isRecord } from "../../worker/contracts/guards";'],
+    ["cli/commands/x.ts", 'import { contactOneStatement } from "../../worker/storage/owner/sql";'],
+    ["worker/storage/owner/sql.ts", 'import type { Statement } from "../d1";'],
   ])("allows %s: %s", (path, text) => {
     expect(check(path, text)).toEqual([]);
   });

@@ -19,14 +19,23 @@ import {
   type OwnerDialogueView,
 } from "../storage/dialogue-sql";
 import { decodeBase64url, encodeBase64url } from "../lib/base64url";
+import {
+  contactOneStatement,
+  contactPageStatement,
+  draftsOfContactsStatement,
+  DRAFTS_PER_CONTACT,
+  effectiveOwnerState,
+  type DraftRow,
+  type OwnerContactRow,
+  type OwnerContactState,
+} from "../storage/owner/sql";
 import { labelVisitorContent, previewText, type VisitorContent } from "./visitor-content";
 
 export const DRAFT_ID_PREFIX = "dr_";
-/** Drafts shown per contact in a list (06 §6.1). */
-export const DRAFTS_PER_CONTACT = 5;
+export { DRAFTS_PER_CONTACT };
 export const DEFAULT_PAGE_SIZE = 20;
 
-export type OwnerContactState = "pending" | "acknowledged" | "archived";
+export type { OwnerContactState };
 export type StoreFailure = { readonly status: "storage_error" };
 
 // ---------------------------------------------------------------- cursors
@@ -132,50 +141,13 @@ export type ListResult<Item> =
   | { readonly status: "invalid_cursor" }
   | StoreFailure;
 
-type ContactRow = ContactVisitorFields & {
-  contact_id: string;
-  created_at: string;
-  review_status: string;
-  self_reported_test: number;
-  owner_state: OwnerContactState | null;
-  state_updated_at: string | null;
-};
-
-const CONTACT_COLUMNS = `c.contact_id, c.created_at, c.review_status, c.summary, c.intent, c.what_you_need_from_human,
-  c.agent_identity, c.operator, c.reply_to, c.found_via, c.previous_contact_id, c.self_reported_test,
-  c.client_name, c.client_version, c.protocol_version, s.state AS owner_state, s.updated_at AS state_updated_at
-  FROM contacts c LEFT JOIN contact_owner_state s ON s.contact_id = c.contact_id`;
-
-/** ?1 state ('any' = all), ?2 since or NULL, ?3 cursor created_at or NULL, ?4 cursor id, ?5 limit. */
-const CONTACT_PAGE_FILTERS = `(?1 = 'any' OR COALESCE(s.state, 'pending') = ?1)
-  AND (?2 IS NULL OR c.created_at >= ?2)
-  AND (?3 IS NULL OR c.created_at < ?3 OR (c.created_at = ?3 AND c.contact_id < ?4))
-  ORDER BY c.created_at DESC, c.contact_id DESC LIMIT ?5`;
-const CONTACT_PAGE_SQL = {
-  withoutTests: `SELECT ${CONTACT_COLUMNS} WHERE c.self_reported_test = 0 AND ${CONTACT_PAGE_FILTERS}`,
-  withTests: `SELECT ${CONTACT_COLUMNS} WHERE ${CONTACT_PAGE_FILTERS}`,
-} as const;
-const CONTACT_ONE_SQL = `SELECT ${CONTACT_COLUMNS} WHERE c.contact_id = ?`;
-
-const DRAFTS_SQL = `SELECT draft_id, contact_id, revision, updated_at, body FROM (
-    SELECT draft_id, contact_id, revision, updated_at, body,
-      ROW_NUMBER() OVER (PARTITION BY contact_id ORDER BY updated_at DESC, draft_id DESC) AS position
-    FROM owner_drafts WHERE contact_id IN (SELECT value FROM json_each(?))
-  ) WHERE position <= ${DRAFTS_PER_CONTACT} ORDER BY contact_id, updated_at DESC, draft_id DESC`;
-
-interface DraftRow {
-  draft_id: string;
-  contact_id: string;
-  revision: number;
-  updated_at: string;
-  body: string;
-}
+type ContactRow = OwnerContactRow;
 
 export async function listContacts(db: D1Database, query: ListContactsQuery): Promise<ListResult<ContactItem>> {
   const preview = (query.detail ?? "preview") === "preview";
   try {
     if (query.contactId !== undefined) {
-      const rows = await all<ContactRow>(db, statement(CONTACT_ONE_SQL, query.contactId.toLowerCase()));
+      const rows = await all<ContactRow>(db, contactOneStatement(query.contactId.toLowerCase()));
       return { status: "ok", items: await withDialogue(db, await withDrafts(db, rows, preview), query.dialogue), next_cursor: null };
     }
     let position: CursorPosition | null = null;
@@ -184,10 +156,15 @@ export async function listContacts(db: D1Database, query: ListContactsQuery): Pr
       if (position === null) return { status: "invalid_cursor" };
     }
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const sql = query.includeTests ? CONTACT_PAGE_SQL.withTests : CONTACT_PAGE_SQL.withoutTests;
     const rows = await all<ContactRow>(
       db,
-      statement(sql, query.state ?? "any", query.since ?? null, position?.c ?? null, position?.i ?? null, limit + 1),
+      contactPageStatement({
+        includeTests: query.includeTests === true,
+        state: query.state ?? "any",
+        since: query.since ?? null,
+        after: position,
+        limit: limit + 1,
+      }),
     );
     const page = rows.slice(0, limit);
     const last = page.at(-1);
@@ -201,7 +178,7 @@ export async function listContacts(db: D1Database, query: ListContactsQuery): Pr
 
 async function withDrafts(db: D1Database, rows: readonly ContactRow[], preview: boolean): Promise<ContactItem[]> {
   if (rows.length === 0) return [];
-  const drafts = await all<DraftRow>(db, statement(DRAFTS_SQL, JSON.stringify(rows.map((row) => row.contact_id))));
+  const drafts = await all<DraftRow>(db, draftsOfContactsStatement(rows.map((row) => row.contact_id)));
   const byContact = new Map<string, DraftRow[]>();
   for (const draft of drafts) {
     const list = byContact.get(draft.contact_id) ?? [];
@@ -246,7 +223,7 @@ function contactItem(row: ContactRow, drafts: readonly DraftRow[], preview: bool
   return {
     contact_id: row.contact_id,
     received_at: row.created_at,
-    state: row.owner_state ?? "pending",
+    state: effectiveOwnerState(row.owner_state),
     state_updated_at: row.state_updated_at,
     review_status: row.review_status,
     self_reported_test: row.self_reported_test === 1,

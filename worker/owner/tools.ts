@@ -23,6 +23,7 @@ import { defineTool, failure, success, type RegisteredTool, type ToolContext, ty
 import { dialogueFlags } from "../config/flags";
 import { StorageError } from "../storage/d1";
 import { markContactRead } from "../storage/dialogue-sql";
+import { marksContactRead } from "../storage/dialogue/sql";
 import type { OwnerScope } from "./oauth/scopes";
 import {
   listContactsInputSchema,
@@ -77,10 +78,11 @@ async function recordFullRead(
   db: D1Database,
   args: { contact_id?: string | undefined; detail?: "preview" | "full" | undefined },
   items: readonly { contact_id: string }[],
+  readReceiptsInForce: boolean,
 ): Promise<void> {
-  if (args.contact_id === undefined || args.detail !== "full") return;
-  const item = items.find((candidate) => candidate.contact_id === args.contact_id!.toLowerCase());
-  if (item === undefined) return;
+  const item = args.contact_id === undefined ? undefined : items.find((candidate) => candidate.contact_id === args.contact_id!.toLowerCase());
+  const marks = marksContactRead({ oneContactById: args.contact_id !== undefined, full: args.detail === "full", found: item !== undefined, readReceiptsInForce });
+  if (!marks || item === undefined) return;
   try {
     await markContactRead(db, item.contact_id, new Date().toISOString());
   } catch (error) {
@@ -115,7 +117,7 @@ export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({
       ...(flags.dialogue ? { dialogue: { readReceipts: flags.readReceipts } } : {}),
     });
     if (result.status !== "ok") return fail(result.status, { include_tests: includeTests });
-    if (flags.readReceipts) await recordFullRead(db, args, result.items);
+    await recordFullRead(db, args, result.items, flags.readReceipts);
     return success(
       { status: "ok", items: result.items, next_cursor: result.next_cursor },
       { tool_result: "ok", items_returned: result.items.length, include_tests: includeTests },

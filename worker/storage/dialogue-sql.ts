@@ -15,6 +15,7 @@
  */
 import { DIALOGUE_ID_PREFIX, DIALOGUE_LIST_MAX, REPLY_ID_PREFIX } from "../contracts/tools";
 import { all, first, run, statement, StorageError, type Statement } from "./d1";
+import { markContactReadStatement, membershipsOfStatement, repliesOfStatement } from "./dialogue/sql";
 
 export const newDialogueId = (): string => DIALOGUE_ID_PREFIX + crypto.randomUUID();
 export const newReplyId = (): string => REPLY_ID_PREFIX + crypto.randomUUID();
@@ -297,17 +298,7 @@ export async function revokeDialogue(db: D1Database, dialogueId: string, now: st
  * caller swallows it so the listing still succeeds.
  */
 export async function markContactRead(db: D1Database, contactId: string, now: string): Promise<void> {
-  await run(
-    db,
-    statement(
-      `INSERT INTO dialogue_owner_reads (contact_id, read_at)
-       SELECT ?, ? WHERE EXISTS (SELECT 1 FROM contacts WHERE contact_id = ?)
-       ON CONFLICT(contact_id) DO NOTHING`,
-      contactId.toLowerCase(),
-      now,
-      contactId.toLowerCase(),
-    ),
-  );
+  await run(db, markContactReadStatement(contactId.toLowerCase(), now));
 }
 
 /** A reply as the owner sees it under a contact (07 §4.2); `fetched_at` only with read receipts on. */
@@ -339,23 +330,9 @@ export async function dialogueViewsOf(
 ): Promise<Map<string, OwnerDialogueView>> {
   const views = new Map<string, OwnerDialogueView>();
   if (contactIds.length === 0) return views;
-  const ids = JSON.stringify(contactIds.map((id) => id.toLowerCase()));
-  const memberships = await all<{ contact_id: string; role: DialogueRole; revoked_at: string | null }>(
-    db,
-    statement(
-      `SELECT dc.contact_id, dc.role, d.revoked_at FROM dialogue_contacts dc JOIN dialogues d ON d.dialogue_id = dc.dialogue_id
-       WHERE dc.contact_id IN (SELECT value FROM json_each(?))`,
-      ids,
-    ),
-  );
-  const replies = await all<{ contact_id: string; reply_id: string; published_at: string; fetched_at: string | null }>(
-    db,
-    statement(
-      `SELECT contact_id, reply_id, published_at, fetched_at FROM dialogue_replies
-       WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY published_at, reply_id`,
-      ids,
-    ),
-  );
+  const lowerIds = contactIds.map((id) => id.toLowerCase());
+  const memberships = await all<{ contact_id: string; role: DialogueRole; revoked_at: string | null }>(db, membershipsOfStatement(lowerIds));
+  const replies = await all<{ contact_id: string; reply_id: string; published_at: string; fetched_at: string | null }>(db, repliesOfStatement(lowerIds));
   const byContact = new Map<string, OwnerReplyView[]>();
   for (const reply of replies) {
     const list = byContact.get(reply.contact_id) ?? [];
