@@ -4,6 +4,9 @@
  * its caller (regex or enum) and then written by these helpers, which refuse
  * anything they cannot quote safely.
  */
+import type { SqlStatement } from "../../worker/contracts/sql-statement";
+
+export type { SqlStatement };
 
 /** A SQL string literal: refuses NUL, wraps in single quotes, doubles single quotes. */
 export function sqlLiteral(value: string): string {
@@ -20,11 +23,6 @@ export function sqlInteger(value: number, min: number, max: number): string {
   return String(value);
 }
 
-/** A statement of a `worker/storage/<group>/sql.ts` module: the Worker binds `params`, the CLI inlines them. */
-export interface SqlStatement {
-  readonly sql: string;
-  readonly params: readonly unknown[];
-}
 
 /** The largest integer a bound value may be here (row limits, counts); ids and times are strings. */
 const MAX_INLINED_INTEGER = Number.MAX_SAFE_INTEGER;

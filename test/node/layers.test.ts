@@ -189,6 +189,7 @@ describe("the checker can fail (synthetic sources)", () => {
     ["cli/commands/x.ts", 'import { isRecord } from "../../worker/contracts/guards";'],
     ["cli/commands/x.ts", 'import { contactOneStatement } from "../../worker/storage/owner/sql";'],
     ["worker/storage/owner/sql.ts", 'import type { Statement } from "../d1";'],
+    ["worker/storage/owner/sql.ts", 'import type { SqlStatement } from "../../contracts/sql-statement";'],
   ])("allows %s: %s", (path, text) => {
     expect(check(path, text)).toEqual([]);
   });

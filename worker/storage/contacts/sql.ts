@@ -2,7 +2,7 @@
  * SQL text of the `contacts` table. Dependency-free, so the `magnt` CLI runs
  * the same text (values inlined by cli/lib/sql.ts) as the Worker binds.
  */
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 // ---------------------------------------------------------------- s18owner: short ids given back (magnt review contacts <prefix>)
 

@@ -4,7 +4,7 @@
  * `dialogue_fetch_attempts`). Dependency-free, so the `magnt` CLI runs the
  * same text (values inlined by cli/lib/sql.ts) as the Worker binds.
  */
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 // ---------------------------------------------------------------- s18owner: read marks and the owner's dialogue view (07 §4.2, §6)
 

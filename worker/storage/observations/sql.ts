@@ -3,7 +3,7 @@
  * `magnt` CLI runs the same text (values inlined by cli/lib/sql.ts) as the
  * Worker binds.
  */
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 // ---------------------------------------------------------------- s18owner: magnt review observed
 

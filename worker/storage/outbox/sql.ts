@@ -3,7 +3,7 @@
  * so the `magnt` CLI runs the same text (values inlined by cli/lib/sql.ts) as
  * the Worker binds.
  */
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 // ---------------------------------------------------------------- s18owner: magnt outbox (read only, 08 §12)
 
@@ -34,11 +34,13 @@ export const NOTIFIER_STATE_SQL =
 /** Rows per state. */
 export const OUTBOX_COUNTS_SQL = "SELECT state, COUNT(*) AS n FROM notification_outbox GROUP BY state";
 
+const OUTBOX_ROWS_SELECT = `SELECT ${OUTBOX_ROW_COLUMNS.join(", ")} FROM notification_outbox`;
+const OUTBOX_ROWS_ORDER = "ORDER BY created_at DESC, outbox_id DESC LIMIT ?";
+
 /** Outbox rows, newest first, of one state or all. */
 export function outboxRowsStatement(state: OutboxState | null, limit: number): Statement {
-  return {
-    sql: `SELECT ${OUTBOX_ROW_COLUMNS.join(", ")} FROM notification_outbox WHERE (?1 IS NULL OR state = ?1) ORDER BY created_at DESC, outbox_id DESC LIMIT ?2`,
-    params: [state, limit],
-  };
+  return state === null
+    ? { sql: `${OUTBOX_ROWS_SELECT} ${OUTBOX_ROWS_ORDER}`, params: [limit] }
+    : { sql: `${OUTBOX_ROWS_SELECT} WHERE state = ? ${OUTBOX_ROWS_ORDER}`, params: [state, limit] };
 }
 // ---------------------------------------------------------------- end s18owner

@@ -6,7 +6,7 @@
  * so the owner's MCP client and his terminal can never disagree about a
  * contact's state (issue 18).
  */
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 // ---------------------------------------------------------------- s18owner: the owner's contact read model (owner_list_contacts and magnt review)
 
