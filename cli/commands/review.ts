@@ -355,7 +355,7 @@ async function showContact(rt: CommandRuntime, target: D1Target, contactId: stri
     ]),
     ...(draftItems.length === 0
       ? [["drafts", "none"] as const]
-      : draftItems.map((draft) => [`draft ${String(draft.draft_id)}`, `revision ${String(draft.revision)}, updated ${String(draft.updated_at)}\n${String(draft.body)}`] as const)),
+      : draftItems.map((draft) => ["draft", `${String(draft.draft_id)} revision ${String(draft.revision)}, updated ${String(draft.updated_at)}\n${String(draft.body)}`] as const)),
     ...dialogueFields(dialogue),
   ]);
   out.info(mark.message);
@@ -386,7 +386,7 @@ function dialogueFields(dialogue: ContactDialogue | typeof MIGRATION_MISSING): (
     ["dialogue", `${String(state.role)}${state.revoked_at === null ? "" : ", revoked"}`],
     ...DIALOGUE_STATE_COLUMNS.filter((name) => name !== "role").map((name) => [`dialogue_${name.replace(/^dialogue_/, "")}`, state[name]] as const),
     ...replies.map(
-      (reply) => [`reply ${String(reply.reply_id)}`, `published ${String(reply.published_at)}, ${reply.fetched_at === null ? "not fetched yet" : `fetched ${String(reply.fetched_at)}`}`] as const,
+      (reply) => ["reply", `${String(reply.reply_id)} published ${String(reply.published_at)}, ${reply.fetched_at === null ? "not fetched yet" : `fetched ${String(reply.fetched_at)}`}`] as const,
     ),
   ];
 }

@@ -488,6 +488,30 @@ describe("the dialogue state of a contact (07, 08 §10)", () => {
     expect(JSON.parse(json.stdout)).toEqual({ ...contactJson(row), drafts: [], dialogue: { ...STATE, replies: [] }, marked_read: false });
   });
 
+  it("shows the drafts with their revisions and the published replies with their ids (owner_list_contacts' statements)", async () => {
+    const row = contactRow("hello");
+    const draft = { draft_id: DRAFT_ID, contact_id: CONTACT_ID, revision: 3, updated_at: "2026-01-03T00:00:00.000Z", body: "my answer" };
+    const reply = { contact_id: CONTACT_ID, reply_id: "rp_11111111-2222-4333-8444-555555555555", published_at: "2026-01-04T00:00:00.000Z", fetched_at: null };
+    /** One result per statement of the `--command` text, as `d1 execute` answers it. */
+    const perStatement = (args: string[]) => {
+      const sql = sqlOf(args) ?? "";
+      const results = /FROM dialogue_contacts dc/.test(sql) ? [[STATE], [reply]] : [[row], [draft]];
+      return { code: 0, stdout: JSON.stringify(results.map((rows) => ({ results: rows, success: true, meta: {} }))) };
+    };
+    const { calls } = installFakeWrangler(spawnMock, perStatement);
+    const human = await runMagnt(["review", "contacts", CONTACT_ID]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(sqlOf(calls[1]!.args)).toContain(`FROM dialogue_replies\n       WHERE contact_id IN (SELECT value FROM json_each('["${CONTACT_ID}"]')) ORDER BY published_at, reply_id`);
+    const flat = human.stdout.replace(/\n {10,}/g, " ");
+    expect(flat).toMatch(new RegExp(`^draft: +${DRAFT_ID} revision 3, updated 2026-01-03T00:00:00.000Z my answer$`, "m"));
+    expect(flat).toMatch(/^reply: +rp_11111111-2222-4333-8444-555555555555 published 2026-01-04T00:00:00\.000Z, not fetched yet$/m);
+    expect(Math.max(...widthsOf(human.stdout))).toBeLessThanOrEqual(80);
+    installFakeWrangler(spawnMock, perStatement);
+    const json = JSON.parse((await runMagnt(["review", "contacts", CONTACT_ID, "--json"])).stdout) as Record<string, unknown>;
+    expect(json.drafts).toEqual([{ draft_id: DRAFT_ID, revision: 3, updated_at: draft.updated_at, body: "my answer" }]);
+    expect(json.dialogue).toEqual({ ...STATE, replies: [{ reply_id: reply.reply_id, published_at: reply.published_at, fetched_at: null }] });
+  });
+
   it("a contact without a dialogue says none; before 0007 the record still prints and names the migration", async () => {
     const row = contactRow("hello");
     installFakeWrangler(spawnMock, contactAndDialogue(row, []));
