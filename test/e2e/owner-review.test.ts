@@ -122,7 +122,7 @@ describe("magnt review and the owner MCP show one state, and reading is reading"
     const run = await cli(["review", "contacts", opened.id.slice(0, 11), "--owner"]);
     expect(run.stdout).toMatch(/^state: +archived$/m);
     expect(run.stdout).toMatch(/^dialogue: +root$/m);
-    expect(run.stderr).toContain("marked read");
+    expect(run.stderr).toMatch(/^marked read: the visitor/m);
     const receipt = await receiptOf(opened);
     expect(receipt).toMatchObject({ read_by_owner: true, read_at: expect.any(String) });
 
