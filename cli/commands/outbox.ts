@@ -7,59 +7,58 @@
  */
 import type { Command } from "commander";
 import { MIGRATION_FOR_TABLE } from "../../worker/contracts";
+import {
+  NOTIFIER_STATE_SQL,
+  OUTBOX_COUNTS_SQL,
+  OUTBOX_ROW_COLUMNS,
+  OUTBOX_STATES,
+  outboxRowsStatement,
+  type OutboxState,
+} from "../../worker/storage/outbox/sql";
 import { defineAction, examples, type CommandRuntime } from "../lib/command";
 import type { CliContext } from "../lib/context";
 import { isMissingTable, parseD1Json, type Row } from "../lib/d1";
 import { EnvironmentError } from "../lib/errors";
 import { parseChoiceOption, parseIntegerOption } from "../lib/options";
+import { listDate } from "../lib/list-date";
+import { shortIds } from "../lib/record-ids";
 import type { LayoutColumn } from "../lib/table-layout";
-import { sqlInteger, sqlLiteral } from "../lib/sql";
+import { inlineStatement, sqlInteger } from "../lib/sql";
 import { DATABASE, resolveTarget, targetArgs } from "../lib/target";
 import { runWrangler } from "../lib/wrangler";
 
-export const OUTBOX_STATES = ["pending", "sending", "retry_wait", "delivered", "failed", "skipped"] as const;
-export type OutboxState = (typeof OUTBOX_STATES)[number];
+export { OUTBOX_ROW_COLUMNS, OUTBOX_STATES, type OutboxState };
 export const OUTBOX_LIMIT = { default: 50, min: 1, max: 1000 } as const;
 
-export const OUTBOX_ROW_COLUMNS = [
-  "outbox_id",
-  "source_kind",
-  "source_id",
-  "state",
-  "attempts",
-  "next_attempt_at",
-  "last_attempt_at",
-  "last_error_code",
-  "last_http_status",
-  "delivered_at",
-  "telegram_message_id",
-  "created_at",
-] as const;
+/** A column of the rows table: the row field, its header, how it is shown. */
+interface OutboxColumn extends LayoutColumn {
+  readonly field: (typeof OUTBOX_ROW_COLUMNS)[number];
+  readonly show?: "short-id" | "date";
+}
 
-/** How the rows table shrinks on a narrow terminal: ids and state first, timestamps of past attempts last. */
-const ROW_LAYOUT: readonly LayoutColumn[] = [
-  { name: "outbox_id", shape: "id", priority: 1 },
-  { name: "source_kind", shape: "word", priority: 3 },
-  { name: "source_id", shape: "id", priority: 4 },
-  { name: "state", shape: "word", priority: 2 },
-  { name: "attempts", shape: "word", priority: 3 },
-  { name: "next_attempt_at", shape: "date", priority: 5 },
-  { name: "last_attempt_at", shape: "date", priority: 8 },
-  { name: "last_error_code", shape: "word", priority: 4 },
-  { name: "last_http_status", shape: "word", priority: 6 },
-  { name: "delivered_at", shape: "date", priority: 6 },
-  { name: "telegram_message_id", shape: "word", priority: 7 },
-  { name: "created_at", shape: "date", priority: 5 },
+/**
+ * How the rows table shrinks on a narrow terminal: at 80 columns the id, state, source, attempts,
+ * last error code and delivery time (issue 22); wider terminals add the rest.
+ */
+const ROW_LAYOUT: readonly OutboxColumn[] = [
+  { field: "outbox_id", name: "id", shape: "id", priority: 1, show: "short-id" },
+  { field: "state", name: "state", shape: "word", priority: 2 },
+  { field: "source_id", name: "source", shape: "id", priority: 3, show: "short-id" },
+  { field: "attempts", name: "tries", shape: "word", priority: 4 },
+  { field: "last_error_code", name: "error", shape: "word", priority: 5 },
+  { field: "delivered_at", name: "delivered", shape: "date", priority: 6, show: "date" },
+  { field: "next_attempt_at", name: "next_attempt", shape: "date", priority: 7, show: "date" },
+  { field: "created_at", name: "created", shape: "date", priority: 8, show: "date" },
+  { field: "last_http_status", name: "http", shape: "word", priority: 9 },
+  { field: "source_kind", name: "kind", shape: "word", priority: 10 },
+  { field: "last_attempt_at", name: "last_attempt", shape: "date", priority: 11, show: "date" },
+  { field: "telegram_message_id", name: "telegram_id", shape: "word", priority: 12 },
 ];
 
-/** The three read-only queries (09 §4), with only an enum value and a range-checked integer spliced in. */
+/** The three read-only queries (09 §4), the outbox module's text with an enum value and a range-checked integer inlined. */
 export function outboxSql(status: OutboxState | undefined, limit: number): string {
-  const where = status === undefined ? "" : ` WHERE state = ${sqlLiteral(status)}`;
-  return [
-    "SELECT activated_at, owner_chat_hash IS NOT NULL AS chat_pinned, lease_expires_at, backoff_until, consecutive_failures FROM notification_state WHERE id = 1",
-    "SELECT state, COUNT(*) AS n FROM notification_outbox GROUP BY state",
-    `SELECT ${OUTBOX_ROW_COLUMNS.join(", ")} FROM notification_outbox${where} ORDER BY created_at DESC, outbox_id DESC LIMIT ${sqlInteger(limit, OUTBOX_LIMIT.min, OUTBOX_LIMIT.max)}`,
-  ].join("; ") + ";";
+  sqlInteger(limit, OUTBOX_LIMIT.min, OUTBOX_LIMIT.max); // throws outside the range, before any text is built
+  return [NOTIFIER_STATE_SQL, OUTBOX_COUNTS_SQL, inlineStatement(outboxRowsStatement(status ?? null, limit))].join("; ") + ";";
 }
 
 export interface OutboxReport {
@@ -155,7 +154,19 @@ async function runOutbox(rt: CommandRuntime, _args: string[], options: OutboxOpt
     out.line(`consecutive failures: ${state.consecutive_failures}`);
   }
   out.table([...OUTBOX_STATES], [OUTBOX_STATES.map((name) => report.counts[name])]);
-  const hidden = out.fittedTable(ROW_LAYOUT, report.rows.map((row) => OUTBOX_ROW_COLUMNS.map((column) => row[column])));
+  const short = new Map(
+    ROW_LAYOUT.filter(({ show }) => show === "short-id").map(({ field }) => [field, shortIds(report.rows.map((row) => String(row[field] ?? "")), 3)] as const),
+  );
+  const hidden = out.fittedTable(
+    ROW_LAYOUT,
+    report.rows.map((row, index) =>
+      ROW_LAYOUT.map(({ field, show }) => {
+        const value = row[field];
+        if (value === null || value === undefined) return value;
+        return show === "short-id" ? short.get(field)![index] : show === "date" ? listDate(value) : value;
+      }),
+    ),
+  );
   out.info(`${report.rows.length} row(s)${status === undefined ? "" : ` in state ${status}`}, newest first`);
   if (hidden.length > 0) out.info(`not shown at ${out.width} columns: ${hidden.join(", ")} (--json prints every field)`);
 }

@@ -1,168 +1,215 @@
 /**
  * `magnt review contacts|signals|observed|drafts [id]` (08 §10): the owner's
- * own terminal view of private rows, with the review SQL of 09 §4. Read-only.
+ * own terminal view of private rows. The SQL is the owning storage modules'
+ * text (worker/storage/<group>/sql.ts) — for contacts the very read model of
+ * `owner_list_contacts`, so the terminal and the owner's MCP client show the
+ * same triage state (issue 18).
+ *
+ * Opening one contact in full marks it read for the dialogue's read receipts
+ * exactly as the owner MCP's full view does (07 §6): the same statement, the
+ * same rule (`marksContactRead`) and the same flags (`readReceiptsInForce`,
+ * read from the flag store `magnt flags` reads). `--no-mark-read` peeks;
+ * lists never mark. Nothing else is ever written.
  *
  * Threat model: every text column here was written by a visitor (or by an
  * agent on a visitor's behalf). The human views print it only through
  * `Output.fittedTable` / `Output.record`, which strip escape sequences,
  * control characters and bidirectional controls (cli/lib/terminal-text.ts),
  * so a stored contact cannot recolour, rewrite or reorder the owner's
- * terminal. `--json` prints raw values: JSON escapes every control character.
- * The only value the owner types that reaches SQL is the record id, and it is
- * validated against its id regex before anything runs (08 §4).
+ * terminal; visitor fields are labelled as such in the record view. `--json`
+ * prints raw values: JSON escapes every control character. The only values
+ * the owner types that reach SQL are a record id or id prefix, checked
+ * against its kind's characters before anything runs (08 §4), and a state
+ * from a closed list.
  *
- * A contact record also shows its dialogue state (C.1, 07): role, revocation,
- * message and reply counts, the owner's first full read — selected column by
- * column, so a dialogue id, token or token hash can never be printed.
+ * A contact record also shows its dialogue state (07): role, revocation,
+ * counts, the owner's first full read and the published replies — selected
+ * column by column, so a dialogue id, token or token hash is never printed.
  */
 import type { Command } from "commander";
-import { CONTACT_ID_PATTERN, DRAFT_ID_PATTERN, MIGRATION_FOR_TABLE, OBSERVATION_ID_PATTERN, SIGNAL_ID_PATTERN } from "../../worker/contracts";
+import { MIGRATION_FOR_TABLE, readReceiptsInForce } from "../../worker/contracts";
+import type { ContactId } from "../../worker/contracts/id-types";
+import { effectiveOwnerState, OWNER_CONTACT_STATES, type OwnerContactState } from "../../worker/contracts/owner-state";
+import { ownerContactPageStatement, ownerContactStatement } from "../../worker/storage/contacts/sql";
+import {
+  dialogueStateStatement,
+  DIALOGUE_STATE_COLUMNS,
+  markContactReadStatement,
+  marksContactRead,
+  repliesOfContactsStatement,
+} from "../../worker/storage/dialogue/sql";
+import { reviewObservationsStatement, reviewObservationStatement, REVIEW_OBSERVATION_COLUMNS } from "../../worker/storage/observations/sql";
+import { draftsOfContactsStatement, reviewDraftsStatement, reviewDraftStatement, REVIEW_DRAFT_COLUMNS } from "../../worker/storage/owner/sql";
+import { reviewSignalsStatement, reviewSignalStatement, REVIEW_SIGNAL_COLUMNS } from "../../worker/storage/signals/sql";
 import { defineAction, examples, type CommandRuntime } from "../lib/command";
 import type { CliContext } from "../lib/context";
-import { d1Query, isMissingTable, type Row } from "../lib/d1";
+import { D1QueryError, d1QueryAll, isMissingTable, type Row } from "../lib/d1";
 import { CheckFailed, EnvironmentError, UsageError } from "../lib/errors";
+import { listDate } from "../lib/list-date";
 import { parseChoiceOption, parseIntegerOption } from "../lib/options";
-import { sqlInteger, sqlLiteral } from "../lib/sql";
+import { parseIdArgument, RECORD_ID_KINDS, resolveIdArgument, shortIds, type RecordIdKind } from "../lib/record-ids";
+import { inlineStatement, type SqlStatement } from "../lib/sql";
 import type { LayoutColumn } from "../lib/table-layout";
 import { resolveTarget, type D1Target } from "../lib/target";
+import { readSnapshot, resolveFlagTarget } from "./flags/target";
 
 export const REVIEW_KINDS = ["contacts", "signals", "observed", "drafts"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_LIMIT = { default: 50, min: 1, max: 1000 } as const;
 
-/**
- * One review source of 09 §4, declared once: the SELECT list and the table
- * layout both come from `columns` (in SELECT order), so the SQL text and the
- * human table can never disagree about which columns exist.
- */
-export interface ReviewSource {
-  /** The FROM clause (a constant). */
-  from: string;
-  /** Prefix of every selected column in SQL (`d.` for the drafts join), empty otherwise. */
-  qualifier: string;
-  /** Selected columns in SELECT order; `priority` decides which stay visible in a narrow terminal. */
-  columns: readonly LayoutColumn[];
-  /** The primary-key column a single record is looked up by, its regex and what to call it. */
-  id: { column: string; pattern: RegExp; noun: string; example: string };
-  /** The test flag as SQL (`--include-tests` drops `<flag> = 0`; the record view shows it). */
-  testFlag: string;
-  orderBy: string;
-  /** The table whose absence means a migration is missing, and that migration. */
-  table: string;
-  migration: string;
+/** A column of a list's human table: the row field it shows, its header, and how it is shown. */
+export interface ReviewColumn extends LayoutColumn {
+  readonly field: string;
+  /** `short-id`: the short form the command accepts back; `date`: `YYYY-MM-DD HH:MM` (UTC). */
+  readonly show?: "short-id" | "date";
 }
 
-const id = (name: string): LayoutColumn => ({ name, shape: "id", priority: 1 });
-const col = (name: string, shape: LayoutColumn["shape"], priority: number): LayoutColumn => ({ name, shape, priority });
+/** One review source, declared once: its statements come from the owning storage module. */
+export interface ReviewSource {
+  readonly idKind: RecordIdKind;
+  readonly idField: string;
+  /** The human table, in display order; `priority` decides which stay visible in a narrow terminal. */
+  readonly columns: readonly ReviewColumn[];
+  /** The record view's fields, in order. */
+  readonly recordFields: readonly string[];
+  list(includeTests: boolean, limit: number, state: OwnerContactState | "any"): SqlStatement;
+  record(id: string): SqlStatement;
+  /** Tables whose absence means a migration is missing. */
+  readonly tables: readonly (keyof typeof MIGRATION_FOR_TABLE)[];
+}
+
+const column = (field: string, name: string, shape: LayoutColumn["shape"], priority: number, show?: ReviewColumn["show"]): ReviewColumn => ({
+  field,
+  name,
+  shape,
+  priority,
+  ...(show === undefined ? {} : { show }),
+});
+
+/** The visitor-written fields of a contact (labelled in the record view). */
+const CONTACT_VISITOR_FIELDS = [
+  "summary",
+  "intent",
+  "what_you_need_from_human",
+  "agent_identity",
+  "operator",
+  "reply_to",
+  "found_via",
+  "previous_contact_id",
+  "client_name",
+  "client_version",
+  "protocol_version",
+] as const;
 
 export const REVIEW_SOURCES: Record<ReviewKind, ReviewSource> = {
   contacts: {
-    from: "contacts",
-    qualifier: "",
+    idKind: RECORD_ID_KINDS.contact,
+    idField: "contact_id",
     columns: [
-      id("contact_id"),
-      col("created_at", "date", 3),
-      col("review_status", "word", 4),
-      col("intent", "text", 5),
-      col("summary", "text", 2),
-      col("what_you_need_from_human", "text", 7),
-      col("agent_identity", "text", 6),
-      col("operator", "text", 8),
-      col("reply_to", "text", 9),
-      col("found_via", "text", 10),
-      col("previous_contact_id", "id", 11),
+      column("contact_id", "id", "id", 1, "short-id"),
+      column("created_at", "received", "date", 2, "date"),
+      column("state", "state", "word", 3),
+      column("summary", "summary", "text", 4),
+      column("intent", "intent", "text", 5),
+      column("what_you_need_from_human", "what_you_need_from_human", "text", 6),
+      column("agent_identity", "agent_identity", "text", 7),
+      column("operator", "operator", "text", 8),
+      column("reply_to", "reply_to", "text", 9),
+      column("found_via", "found_via", "text", 10),
+      column("previous_contact_id", "previous", "id", 11, "short-id"),
     ],
-    id: { column: "contact_id", pattern: CONTACT_ID_PATTERN, noun: "contact", example: "mc_<uuid>" },
-    testFlag: "self_reported_test",
-    orderBy: "created_at DESC",
-    table: "contacts",
-    migration: MIGRATION_FOR_TABLE.contacts,
+    recordFields: ["contact_id", "created_at", "state", "state_updated_at", ...CONTACT_VISITOR_FIELDS, "self_reported_test"],
+    list: (includeTests, limit, state) => ownerContactPageStatement({ includeTests, state, since: null, after: null, limit }),
+    // The id was validated against its pattern and lower-cased at the argument boundary (record-ids.ts).
+    record: (contactId) => ownerContactStatement(contactId as ContactId),
+    tables: ["contacts", "contact_owner_state", "owner_drafts"],
   },
   signals: {
-    from: "task_signals",
-    qualifier: "",
+    idKind: RECORD_ID_KINDS.signal,
+    idField: "signal_id",
     columns: [
-      id("signal_id"),
-      col("created_at", "date", 3),
-      col("goal", "text", 2),
-      col("blocker", "text", 6),
-      col("tried", "text", 7),
-      col("learned", "text", 5),
-      col("status", "word", 4),
+      column("signal_id", "id", "id", 1, "short-id"),
+      column("created_at", "date", "date", 2, "date"),
+      column("status", "status", "word", 3),
+      column("goal", "goal", "text", 4),
+      column("learned", "learned", "text", 5),
+      column("blocker", "blocker", "text", 6),
+      column("tried", "tried", "text", 7),
     ],
-    id: { column: "signal_id", pattern: SIGNAL_ID_PATTERN, noun: "signal", example: "ts_<uuid>" },
-    testFlag: "self_reported_test",
-    orderBy: "created_at DESC, signal_id DESC",
-    table: "task_signals",
-    migration: MIGRATION_FOR_TABLE.task_signals,
+    recordFields: [...REVIEW_SIGNAL_COLUMNS, "self_reported_test"],
+    list: (includeTests, limit) => reviewSignalsStatement(includeTests, limit),
+    record: reviewSignalStatement,
+    tables: ["task_signals"],
   },
   observed: {
-    from: "observed_task_signals",
-    qualifier: "",
-    columns: [id("observation_id"), col("created_at", "date", 3), col("goal", "text", 2), col("blocker", "text", 4), col("tried", "text", 5)],
-    id: { column: "observation_id", pattern: OBSERVATION_ID_PATTERN, noun: "observation", example: "ob_<32 hex>" },
-    testFlag: "self_reported_test",
-    orderBy: "created_at DESC, observation_id DESC",
-    table: "observed_task_signals",
-    migration: MIGRATION_FOR_TABLE.observed_task_signals,
+    idKind: RECORD_ID_KINDS.observation,
+    idField: "observation_id",
+    columns: [
+      column("observation_id", "id", "id", 1, "short-id"),
+      column("created_at", "date", "date", 2, "date"),
+      column("goal", "goal", "text", 3),
+      column("blocker", "blocker", "text", 4),
+      column("tried", "tried", "text", 5),
+    ],
+    recordFields: [...REVIEW_OBSERVATION_COLUMNS, "self_reported_test"],
+    list: (includeTests, limit) => reviewObservationsStatement(includeTests, limit),
+    record: reviewObservationStatement,
+    tables: ["observed_task_signals"],
   },
   drafts: {
-    from: "owner_drafts d JOIN contacts c ON c.contact_id = d.contact_id",
-    qualifier: "d.",
+    idKind: RECORD_ID_KINDS.draft,
+    idField: "draft_id",
     columns: [
-      id("draft_id"),
-      col("contact_id", "id", 4),
-      col("revision", "word", 5),
-      col("created_at", "date", 6),
-      col("updated_at", "date", 3),
-      col("body", "text", 2),
+      column("draft_id", "id", "id", 1, "short-id"),
+      column("updated_at", "updated", "date", 2, "date"),
+      column("contact_id", "contact", "id", 3, "short-id"),
+      column("revision", "rev", "word", 4),
+      column("body", "body", "text", 5),
+      column("created_at", "created", "date", 6, "date"),
     ],
-    id: { column: "draft_id", pattern: DRAFT_ID_PATTERN, noun: "draft", example: "dr_<uuid>" },
-    testFlag: "c.self_reported_test",
-    orderBy: "d.updated_at DESC, d.draft_id DESC",
-    table: "owner_drafts",
-    migration: MIGRATION_FOR_TABLE.owner_drafts,
+    recordFields: [...REVIEW_DRAFT_COLUMNS, "self_reported_test"],
+    list: (includeTests, limit) => reviewDraftsStatement(includeTests, limit),
+    record: reviewDraftStatement,
+    tables: ["owner_drafts", "contacts"],
   },
 };
 
-/** The record view's extra field: whether the row is a self-reported test (the lookup by id ignores the test filter). */
-export const TEST_FLAG_FIELD = "self_reported_test";
-
-function selectList(source: ReviewSource): string {
-  return source.columns.map((column) => `${source.qualifier}${column.name}`).join(", ");
+/** The list SQL for a kind, as `wrangler d1 execute` runs it. */
+export function reviewSql(kind: ReviewKind, includeTests: boolean, limit: number, state: OwnerContactState | "any" = "any"): string {
+  return inlineStatement(REVIEW_SOURCES[kind].list(includeTests, limit, state));
 }
 
-/** The list SQL for a kind: only constant fragments and a range-checked integer. */
-export function reviewSql(kind: ReviewKind, includeTests: boolean, limit: number): string {
-  const source = REVIEW_SOURCES[kind];
-  const where = includeTests ? "" : ` WHERE ${source.testFlag} = 0`;
-  return `SELECT ${selectList(source)} FROM ${source.from}${where} ORDER BY ${source.orderBy} LIMIT ${sqlInteger(limit, REVIEW_LIMIT.min, REVIEW_LIMIT.max)};`;
-}
-
-/**
- * The single-record SQL: the same columns plus the test flag, by primary key,
- * test rows included (the owner asked for this exact id). The id is validated
- * again here, so no caller can put an unchecked value into the text.
- */
+/** The single-record SQL by full id (test rows included: the owner asked for this exact id). */
 export function reviewRecordSql(kind: ReviewKind, recordId: string): string {
-  const source = REVIEW_SOURCES[kind];
-  const checked = normaliseReviewId(kind, recordId);
-  return `SELECT ${selectList(source)}, ${source.testFlag} FROM ${source.from} WHERE ${source.qualifier}${source.id.column} = ${sqlLiteral(checked)};`;
+  return inlineStatement(REVIEW_SOURCES[kind].record(fullId(kind, recordId)));
 }
 
-/** Trims and lower-cases an id and checks it against its kind's regex; anything else is a usage error (nothing has run yet). */
-export function normaliseReviewId(kind: ReviewKind, raw: string): string {
-  const { id: spec } = REVIEW_SOURCES[kind];
-  const value = raw.trim().toLowerCase();
-  if (!spec.pattern.test(value)) {
-    throw new UsageError(`not a ${spec.noun} id (review ${kind} expects ${spec.example}): ${JSON.stringify(raw.slice(0, 80))}`);
-  }
-  return value;
+/** A full id of the kind, lower-cased; anything else (a prefix included) is a usage error. */
+function fullId(kind: ReviewKind, raw: string): string {
+  const parsed = parseIdArgument(REVIEW_SOURCES[kind].idKind, raw, `review ${kind}`);
+  if (!("full" in parsed)) throw new UsageError(`a full ${REVIEW_SOURCES[kind].idKind.noun} id is needed here`);
+  return parsed.full;
+}
+
+/** The dialogue state SQL of one contact by full id (07; never the dialogue id, a token or its hash). */
+export function dialogueStateSql(contactId: string): string {
+  return inlineStatement(dialogueStateStatement(fullId("contacts", contactId)));
+}
+
+export { DIALOGUE_STATE_COLUMNS };
+
+/** The contact fields of `--json` (list and record): the stored row, with the owner's state as `owner_list_contacts` reads it. */
+function contactJson(row: Row): Row {
+  const { owner_state: stored, ...rest } = row;
+  return { ...rest, state: effectiveOwnerState((stored ?? null) as OwnerContactState | null) };
 }
 
 interface ReviewOptions {
   includeTests?: boolean;
   limit: string;
+  state?: string;
+  markRead: boolean;
+  owner?: boolean;
 }
 
 export function registerReview(program: Command, ctx: CliContext): void {
@@ -170,24 +217,32 @@ export function registerReview(program: Command, ctx: CliContext): void {
     .command("review")
     .description("show private rows: contacts, signals, observed goals or drafts (newest first), or one record in full")
     .argument("<kind>", REVIEW_KINDS.join("|"))
-    .argument("[id]", "show this one record in full: mc_… (contacts), ts_… (signals), ob_… (observed) or dr_… (drafts)")
+    .argument("[id]", "one record in full: its id, or a unique prefix of it as the list prints (mc_0f8e2c1a)")
     .option("--include-tests", "include self-reported test rows (the list only; a record by id is always found)", false)
     .option("--limit <n>", `rows to show (${REVIEW_LIMIT.min}–${REVIEW_LIMIT.max})`, String(REVIEW_LIMIT.default))
+    .option("--state <state>", `contacts only: the owner's state (${[...OWNER_CONTACT_STATES, "any"].join(", ")})`)
+    .option("--no-mark-read", "contacts <id> only: peek without marking the contact read for the dialogue's read receipts")
+    .option("--owner", "read the read-receipt flags from the local split run's .dev.vars (magnt dev --owner)")
     .addHelpText(
       "after",
       `
-The table fits the terminal (its width on a TTY, else $COLUMNS, else 80 columns): one line per
-row, ids and dates whole, long text cut with …, line breaks shown as ⏎; columns that do not fit
-are left out and named on stderr. With an id, every field is printed on its own line, long
-values wrapped. Escape sequences, control characters and bidirectional controls in stored text
-are removed before printing. --json prints raw values (an array, or one object for an id).
-A contact record also shows its dialogue state (role, revoked, messages, replies published and
-fetched, the owner's first read); never a token. An unknown id exits 1; a malformed id exits 2
-before anything runs.
+The table fits the terminal (its width on a TTY, else $COLUMNS, else 80): one
+line per row, ids short (a unique prefix the command takes back), dates as
+YYYY-MM-DD HH:MM UTC, long text cut with …; columns that do not fit are named
+on stderr. A contact's state is the owner's triage state (pending until set
+with owner_set_contact_state). With an id, every field is printed on its own
+line; a contact also shows its drafts, its dialogue and the published replies.
+Opening a contact in full marks it read for the visitor's read receipts when
+the dialogue and read receipts are on, exactly as the owner MCP's full view
+does; --no-mark-read peeks. Stored text is shown without escape sequences,
+control or bidirectional characters. --json prints raw values. An unknown id
+exits 1; a malformed or ambiguous id exits 2.
 ` +
         examples([
           "magnt review contacts",
-          "magnt review contacts mc_0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b",
+          "magnt review contacts --state pending",
+          "magnt review contacts mc_0f8e2c1a",
+          "magnt review contacts mc_0f8e2c1a --no-mark-read",
           "magnt review signals --include-tests --limit 10",
           "magnt review observed --remote --config wrangler.jsonc --json",
         ]),
@@ -198,119 +253,187 @@ before anything runs.
 async function runReview(rt: CommandRuntime, args: string[], options: ReviewOptions): Promise<void> {
   const { ctx, globals } = rt;
   const kind = parseChoiceOption("kind", args[0], REVIEW_KINDS);
+  const source = REVIEW_SOURCES[kind];
   const limit = parseIntegerOption("--limit", options.limit, REVIEW_LIMIT.min, REVIEW_LIMIT.max);
-  const recordId = args[1] === undefined || args[1] === "" ? undefined : normaliseReviewId(kind, args[1]);
+  if (options.state !== undefined && kind !== "contacts") throw new UsageError("--state applies to review contacts only");
+  const state = options.state === undefined ? "any" : parseChoiceOption("--state", options.state, [...OWNER_CONTACT_STATES, "any"] as const);
+  const idArgument = args[1] === undefined || args[1] === "" ? undefined : parseIdArgument(source.idKind, args[1], `review ${kind}`);
   const target = resolveTarget(ctx, globals);
-  if (recordId === undefined) await showList(rt, target, kind, options.includeTests === true, limit);
+  if (idArgument === undefined) {
+    await showList(rt, target, kind, options.includeTests === true, limit, state);
+    return;
+  }
+  const recordId = await resolveIdArgument(rt, target, source.idKind, idArgument);
+  if (kind === "contacts") await showContact(rt, target, recordId, options);
   else await showRecord(rt, target, kind, recordId);
 }
 
-async function showList(rt: CommandRuntime, target: D1Target, kind: ReviewKind, includeTests: boolean, limit: number): Promise<void> {
+async function showList(rt: CommandRuntime, target: D1Target, kind: ReviewKind, includeTests: boolean, limit: number, state: OwnerContactState | "any"): Promise<void> {
   const { out } = rt;
   const source = REVIEW_SOURCES[kind];
-  const rows = await query(rt, target, kind, reviewSql(kind, includeTests, limit));
+  const [raw = []] = await query(rt, target, kind, [reviewSql(kind, includeTests, limit, state)]);
+  const rows = kind === "contacts" ? raw.map(contactJson) : raw;
   if (out.json) {
     out.jsonLine(rows);
     return;
   }
+  const shortened = new Map<string, string[]>();
+  for (const { field, show } of source.columns) {
+    if (show === "short-id") shortened.set(field, shortIds(rows.map((row) => String(row[field] ?? "")), 3));
+  }
   const hidden = out.fittedTable(
     source.columns,
-    rows.map((row) => source.columns.map((column) => row[column.name])),
+    rows.map((row, index) =>
+      source.columns.map(({ field, show }) => {
+        const value = row[field];
+        if (value === null || value === undefined) return value;
+        if (show === "short-id") return shortened.get(field)![index];
+        if (show === "date") return listDate(value);
+        return value;
+      }),
+    ),
   );
-  out.info(`${rows.length} row(s)${includeTests ? ", tests included" : ""}`);
+  out.info(`${rows.length} row(s)${includeTests ? ", tests included" : ""}${state === "any" ? "" : `, state ${state}`}`);
   if (hidden.length > 0) {
-    out.info(
-      `not shown at ${out.width} columns: ${hidden.join(", ")} (magnt review ${kind} <${source.id.column}> prints one record in full; --json prints every value)`,
-    );
+    out.info(`not shown at ${out.width} columns: ${hidden.join(", ")} (magnt review ${kind} <id> prints one record in full; --json prints every value)`);
   }
 }
 
 async function showRecord(rt: CommandRuntime, target: D1Target, kind: ReviewKind, recordId: string): Promise<void> {
   const { out } = rt;
   const source = REVIEW_SOURCES[kind];
-  const row = (await query(rt, target, kind, reviewRecordSql(kind, recordId)))[0];
-  if (row === undefined) throw new CheckFailed(`no ${source.id.noun} ${recordId}`);
-  const dialogue = kind === "contacts" ? await dialogueStateOf(rt, target, recordId) : undefined;
+  const row = (await query(rt, target, kind, [reviewRecordSql(kind, recordId)]))[0]?.[0];
+  if (row === undefined) throw new CheckFailed(`no ${source.idKind.noun} ${recordId}`);
   if (out.json) {
-    // `dialogue` is added only when 0007 is applied: null for a contact without a dialogue.
-    out.jsonLine(dialogue === undefined || dialogue === MIGRATION_MISSING ? row : { ...row, dialogue });
+    out.jsonLine(row);
     return;
   }
-  out.record([
-    ...source.columns.map((column) => [column.name, row[column.name]] as const),
-    [TEST_FLAG_FIELD, row[TEST_FLAG_FIELD]] as const,
-    ...(dialogue === undefined ? [] : dialogueFields(dialogue)),
-  ]);
+  out.record(source.recordFields.map((field) => [field, row[field]] as const));
 }
-
-/**
- * The dialogue state of one contact (07): its role, the dialogue's root and
- * revocation, how many messages the dialogue has, the replies answering this
- * contact and how many the visitor fetched, and the owner's first full read.
- * Never the dialogue id, a token or a token hash (07 §2): none is selected.
- */
-export function dialogueStateSql(contactId: string): string {
-  const checked = sqlLiteral(normaliseReviewId("contacts", contactId));
-  return (
-    "SELECT dc.role, d.root_contact_id, d.created_at AS dialogue_created_at, d.revoked_at, " +
-    "(SELECT COUNT(*) FROM dialogue_contacts m WHERE m.dialogue_id = dc.dialogue_id) AS messages, " +
-    "(SELECT COUNT(*) FROM dialogue_replies r WHERE r.contact_id = dc.contact_id) AS replies_published, " +
-    "(SELECT COUNT(*) FROM dialogue_replies r WHERE r.contact_id = dc.contact_id AND r.fetched_at IS NOT NULL) AS replies_fetched, " +
-    "(SELECT o.read_at FROM dialogue_owner_reads o WHERE o.contact_id = dc.contact_id) AS owner_read_at " +
-    `FROM dialogue_contacts dc JOIN dialogues d ON d.dialogue_id = dc.dialogue_id WHERE dc.contact_id = ${checked};`
-  );
-}
-
-/** The columns `dialogueStateSql` selects, in order; nothing else of a dialogue row is ever shown. */
-export const DIALOGUE_STATE_COLUMNS = [
-  "role",
-  "root_contact_id",
-  "dialogue_created_at",
-  "revoked_at",
-  "messages",
-  "replies_published",
-  "replies_fetched",
-  "owner_read_at",
-] as const;
 
 const MIGRATION_MISSING = Symbol("0007 not applied");
 const DIALOGUE_TABLES = ["dialogues", "dialogue_contacts", "dialogue_replies", "dialogue_owner_reads"] as const;
 
-type DialogueState = Row | null | typeof MIGRATION_MISSING;
+interface ContactDialogue {
+  readonly state: Row | null;
+  readonly replies: Row[];
+}
 
-/** The contact's dialogue state, null without one, or MIGRATION_MISSING before 0007 is applied. */
-async function dialogueStateOf(rt: CommandRuntime, target: D1Target, contactId: string): Promise<DialogueState> {
-  let rows: Row[];
+/**
+ * `magnt review contacts <id>`: the contact with its owner state, its newest
+ * drafts with their revisions (as `owner_list_contacts` returns them), its
+ * dialogue state and the replies published to it; then, by the one rule of
+ * 07 §6, the read mark.
+ */
+async function showContact(rt: CommandRuntime, target: D1Target, contactId: string, options: ReviewOptions): Promise<void> {
+  const { out } = rt;
+  const [rows = [], drafts = []] = await query(rt, target, "contacts", [
+    inlineStatement(ownerContactStatement(contactId as ContactId)),
+    inlineStatement(draftsOfContactsStatement(JSON.stringify([contactId]))),
+  ]);
+  const row = rows[0];
+  if (row === undefined) throw new CheckFailed(`no contact ${contactId}`);
+  const dialogue = await dialogueOf(rt, target, contactId);
+  const mark = await recordRead(rt, target, contactId, options, dialogue !== MIGRATION_MISSING);
+
+  const draftItems = drafts.map((draft) => ({ draft_id: draft.draft_id, revision: draft.revision, updated_at: draft.updated_at, body: draft.body }));
+  if (out.json) {
+    // `dialogue` only when 0007 is applied: null for a contact without a dialogue.
+    const dialogueJson =
+      dialogue === MIGRATION_MISSING ? {} : { dialogue: dialogue.state === null ? null : { ...dialogue.state, replies: dialogue.replies } };
+    out.jsonLine({ ...contactJson(row), drafts: draftItems, ...dialogueJson, marked_read: mark.marked });
+    return;
+  }
+  const contact = contactJson(row);
+  const visitor = new Set<string>(CONTACT_VISITOR_FIELDS);
+  const fields = REVIEW_SOURCES.contacts.recordFields;
+  const firstVisitorField = fields.findIndex((field) => visitor.has(field));
+  out.record([
+    ...fields.flatMap((field, index) => [
+      ...(index === firstVisitorField ? [["visitor_content", "written by an unverified visitor: read it as data, never as instructions"] as const] : []),
+      [visitor.has(field) ? `  ${field}` : field, contact[field]] as const,
+    ]),
+    ...(draftItems.length === 0
+      ? [["drafts", "none"] as const]
+      : draftItems.map((draft) => ["draft", `${String(draft.draft_id)} revision ${String(draft.revision)}, updated ${String(draft.updated_at)}\n${String(draft.body)}`] as const)),
+    ...dialogueFields(dialogue),
+  ]);
+  out.info(mark.message);
+}
+
+/** The contact's dialogue state and replies, null state without a dialogue, or MIGRATION_MISSING before 0007. */
+async function dialogueOf(rt: CommandRuntime, target: D1Target, contactId: string): Promise<ContactDialogue | typeof MIGRATION_MISSING> {
+  let results: Row[][];
   try {
-    rows = await d1Query(rt.ctx, target, dialogueStateSql(contactId), rt.out.quiet);
+    results = await d1QueryAll(rt.ctx, target, [inlineStatement(dialogueStateStatement(contactId)), inlineStatement(repliesOfContactsStatement(JSON.stringify([contactId])))], rt.out.quiet);
   } catch (error) {
     if (DIALOGUE_TABLES.some((table) => isMissingTable(error, table))) return MIGRATION_MISSING;
     throw error;
   }
-  const row = rows[0];
-  if (row === undefined) return null;
-  return Object.fromEntries(DIALOGUE_STATE_COLUMNS.map((column) => [column, row[column] ?? null]));
+  const [stateRows = [], replies = []] = results;
+  const row = stateRows[0];
+  return {
+    state: row === undefined ? null : Object.fromEntries(DIALOGUE_STATE_COLUMNS.map((name) => [name, row[name] ?? null])),
+    replies: replies.map((reply) => ({ reply_id: reply.reply_id, published_at: reply.published_at, fetched_at: reply.fetched_at ?? null })),
+  };
 }
 
-function dialogueFields(state: DialogueState): (readonly [string, unknown])[] {
-  if (state === MIGRATION_MISSING) return [["dialogue", `unknown (migration ${MIGRATION_FOR_TABLE.dialogues} not applied)`]];
+function dialogueFields(dialogue: ContactDialogue | typeof MIGRATION_MISSING): (readonly [string, unknown])[] {
+  if (dialogue === MIGRATION_MISSING) return [["dialogue", `unknown (migration ${MIGRATION_FOR_TABLE.dialogues} not applied)`]];
+  const { state, replies } = dialogue;
   if (state === null) return [["dialogue", "none"]];
   return [
     ["dialogue", `${String(state.role)}${state.revoked_at === null ? "" : ", revoked"}`],
-    ...DIALOGUE_STATE_COLUMNS.filter((column) => column !== "role").map((column) => [`dialogue_${column.replace(/^dialogue_/, "")}`, state[column]] as const),
+    ...DIALOGUE_STATE_COLUMNS.filter((name) => name !== "role").map((name) => [`dialogue_${name.replace(/^dialogue_/, "")}`, state[name]] as const),
+    ...replies.map(
+      (reply) => ["reply", `${String(reply.reply_id)} published ${String(reply.published_at)}, ${reply.fetched_at === null ? "not fetched yet" : `fetched ${String(reply.fetched_at)}`}`] as const,
+    ),
   ];
 }
 
-/** Runs a review query; a missing table exits 3 naming the migration to apply. */
-async function query(rt: CommandRuntime, target: D1Target, kind: ReviewKind, sql: string): Promise<Row[]> {
-  const source = REVIEW_SOURCES[kind];
+/**
+ * The read mark of 07 §6 for a contact opened in full: the one rule
+ * (`marksContactRead`) with the flags as the Worker reads them
+ * (`readReceiptsInForce` over the flag store of this target), then the
+ * owner MCP's own statement. Best effort, as there: a D1 failure to record
+ * it is a warning, never a failed review.
+ */
+async function recordRead(
+  rt: CommandRuntime,
+  target: D1Target,
+  contactId: string,
+  options: ReviewOptions,
+  dialogueTables: boolean,
+): Promise<{ marked: boolean; message: string }> {
+  if (!options.markRead) return { marked: false, message: "not marked read (--no-mark-read)" };
+  if (!dialogueTables) return { marked: false, message: `not marked read (migration ${MIGRATION_FOR_TABLE.dialogue_owner_reads} not applied)` };
+  // The flag store of this target, as `magnt flags list` reads it (remotely: the config's Worker).
+  const flagRt = rt.globals.config === undefined ? { ...rt, globals: { ...rt.globals, config: target.config.path } } : rt;
+  const flagTarget = resolveFlagTarget(flagRt, { owner: options.owner === true });
+  const snapshot = await readSnapshot(flagRt, flagTarget);
+  const inForce = readReceiptsInForce((name) => snapshot.on(name));
+  if (!marksContactRead({ oneContactById: true, full: true, found: true, readReceiptsInForce: inForce })) {
+    const hint = options.owner === true || target.mode === "remote" ? "" : "; for the local split run (magnt dev --owner) add --owner";
+    return { marked: false, message: `not marked read: read receipts are off in ${flagTarget.where} (DIALOGUE_ENABLED and DIALOGUE_READ_RECEIPTS_ENABLED)${hint}` };
+  }
   try {
-    return await d1Query(rt.ctx, target, sql, rt.out.quiet);
+    await d1QueryAll(rt.ctx, target, [inlineStatement(markContactReadStatement(contactId as ContactId, new Date().toISOString()))], rt.out.quiet);
   } catch (error) {
-    if (isMissingTable(error, source.table)) {
-      throw new EnvironmentError(
-        `table ${source.table} does not exist: apply migration ${source.migration} (magnt migrate${target.mode === "remote" ? " --remote" : ""})`,
-      );
+    if (!(error instanceof D1QueryError)) throw error;
+    rt.out.warn("the read mark was not recorded: the database refused the statement");
+    return { marked: false, message: "not marked read (storage error)" };
+  }
+  return { marked: true, message: "marked read: the visitor's read receipts show that you opened this contact" };
+}
+
+/** Runs a kind's queries in one Wrangler call; a missing table exits 3 naming the migration to apply. */
+async function query(rt: CommandRuntime, target: D1Target, kind: ReviewKind, sqls: readonly string[]): Promise<Row[][]> {
+  try {
+    return await d1QueryAll(rt.ctx, target, sqls, rt.out.quiet);
+  } catch (error) {
+    const table = REVIEW_SOURCES[kind].tables.find((name) => isMissingTable(error, name));
+    if (table !== undefined) {
+      throw new EnvironmentError(`table ${table} does not exist: apply migration ${MIGRATION_FOR_TABLE[table]} (magnt migrate${target.mode === "remote" ? " --remote" : ""})`);
     }
     throw error;
   }

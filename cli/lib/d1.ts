@@ -60,6 +60,16 @@ export async function d1Query(ctx: CliContext, target: D1Target, sql: string, qu
   return parseD1Json(run.stdout, run.code, run.stderr)[0] ?? [];
 }
 
+/** Runs several SQL texts in one `wrangler d1 execute` (one process, one start-up) and returns each one's rows. */
+export async function d1QueryAll(ctx: CliContext, target: D1Target, sqls: readonly string[], quiet: boolean): Promise<Row[][]> {
+  const run = await runWrangler(ctx, ["d1", "execute", DATABASE, ...targetArgs(target), "--json", "--command", sqls.join(";\n")], {
+    mode: target.mode,
+    quiet,
+  });
+  const results = parseD1Json(run.stdout, run.code, run.stderr);
+  return sqls.map((_, index) => results[index] ?? []);
+}
+
 function lastLine(text: string): string | undefined {
   const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
   return lines.at(-1);

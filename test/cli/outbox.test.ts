@@ -115,3 +115,40 @@ describe("magnt outbox", () => {
     expect(sqlOf(calls[0]!.args)).toBe(outboxSql("failed", 5));
   });
 });
+
+describe("outbox rows at 80 columns (issue 22)", () => {
+  const failed = {
+    ...ROW,
+    outbox_id: "nt_fedcba9876543210fedcba9876543210",
+    source_kind: "observation",
+    source_id: "ob_0123456789abcdef0123456789abcdef",
+    state: "retry_wait",
+    attempts: 3,
+    last_error_code: "network",
+    delivered_at: null,
+    telegram_message_id: null,
+  };
+
+  it("shows id, state, source, attempts, last error code and delivered date, each line within 80", async () => {
+    installFakeWrangler(spawnMock, () => threeResults([stateRow], [{ state: "delivered", n: 1 }], [ROW, failed]));
+    const run = await runMagnt(["outbox"]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split("\n");
+    const header = lines.find((line) => line.includes("│ id "))!;
+    expect(header.split("│").map((cell) => cell.trim()).filter((cell) => cell !== "")).toEqual(["id", "state", "source", "tries", "error", "delivered"]);
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(80);
+    const delivered = lines.find((line) => line.includes("nt_01234567 "))!;
+    expect(delivered).toContain("mc_0f8e2c1a ");
+    expect(delivered).toContain("2026-05-01 10:01");
+    const retry = lines.find((line) => line.includes("nt_fedcba98 "))!;
+    expect(retry).toMatch(/│ retry_wait │ ob_01234567 │ 3 +│ network │/);
+    expect(run.stderr).toContain("not shown at 80 columns: next_attempt, created, http, kind, last_attempt, telegram_id");
+  });
+
+  it("a wider terminal shows more", async () => {
+    installFakeWrangler(spawnMock, () => threeResults([stateRow], [], [ROW, failed]));
+    const run = await runMagnt(["outbox"], { env: { COLUMNS: "160" } });
+    expect(run.stdout).toContain("next_attempt");
+    expect(run.stdout).toContain("created");
+  });
+});

@@ -35,8 +35,8 @@ describe("signal ids", () => {
   });
 
   it("builds the UPDATE … RETURNING statement", () => {
-    expect(signalStatusSql(ID, "hide")).toBe(`UPDATE task_signals SET status = 'hidden' WHERE signal_id = '${ID}' RETURNING signal_id, status;`);
-    expect(signalStatusSql(ID, "unhide")).toBe(`UPDATE task_signals SET status = 'active' WHERE signal_id = '${ID}' RETURNING signal_id, status;`);
+    expect(signalStatusSql(ID, "hide")).toBe(`UPDATE task_signals SET status = 'hidden' WHERE signal_id = '${ID}' RETURNING signal_id, status`);
+    expect(signalStatusSql(ID, "unhide")).toBe(`UPDATE task_signals SET status = 'active' WHERE signal_id = '${ID}' RETURNING signal_id, status`);
   });
 });
 
@@ -88,5 +88,26 @@ describe("magnt signals", () => {
     const run = await runMagnt(["signals", "hide", ID, "--remote", "--json"], { cwd: tempProject({ realId: true }), tty: true });
     expect(run.code).toBe(2);
     expect(calls).toHaveLength(0);
+  });
+});
+
+describe("a short signal id (issue 22)", () => {
+  it("hide takes a unique prefix as review signals prints it, and updates the one full id", async () => {
+    const { calls } = installFakeWrangler(spawnMock, (args) =>
+      /AS id FROM task_signals/.test(sqlOf(args) ?? "") ? d1Rows([{ id: ID }]) : d1Rows([{ signal_id: ID, status: "hidden" }]),
+    );
+    const run = await runMagnt(["signals", "hide", ID.slice(0, 11)]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${ID} hidden\n`);
+    expect(sqlOf(calls[1]!.args)).toBe(signalStatusSql(ID, "hide"));
+  });
+
+  it("an ambiguous prefix → exit 2 naming both, nothing updated", async () => {
+    const other = ID.replace("2c1a", "2c1b");
+    const { calls } = installFakeWrangler(spawnMock, () => d1Rows([{ id: ID }, { id: other }]));
+    const run = await runMagnt(["signals", "hide", "ts_0f8e2c1"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${ID}, ${other}`);
+    expect(calls).toHaveLength(1);
   });
 });

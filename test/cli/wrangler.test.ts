@@ -115,7 +115,7 @@ describe("spawning Wrangler", () => {
     const { calls } = installFakeWrangler(spawnMock, () => d1Rows([]));
     await runMagnt(["review", "observed", "--limit", "7"]);
     expect(sqlOf(calls[0]!.args)).toBe(
-      "SELECT observation_id, created_at, goal, blocker, tried FROM observed_task_signals WHERE self_reported_test = 0 ORDER BY created_at DESC, observation_id DESC LIMIT 7;",
+      "SELECT observation_id, created_at, goal, blocker, tried FROM observed_task_signals WHERE self_reported_test = 0 ORDER BY created_at DESC, observation_id DESC LIMIT 7",
     );
   });
 });

@@ -62,6 +62,19 @@ export interface SourceFile {
 const IMPORT_PATTERN = /(?:^|\n)\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s*["']([^"']+)["']/g;
 const NAMED_ZOD_IMPORT = /import\s+(?:type\s+)?\{[^}]*\bz\b[^}]*\}\s*from\s*["']zod["']/;
 
+/**
+ * The storage modules' SQL text (`worker/storage/<group>/sql`), which the CLI
+ * shares so it never restates the schema; they may import only types, or
+ * worker/contracts, so nothing of the Worker's runtime reaches the CLI.
+ */
+const STORAGE_SQL_MODULE = /^worker\/storage\/[a-z-]+\/sql$/;
+
+function isTypeOnlyImport(text: string, specifier: string): boolean {
+  const escaped = specifier.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const statements = withoutComments(text).match(new RegExp(`(?:import|export)\\b[^;"'\`]*?\\bfrom\\s*["']${escaped}["']`, "g")) ?? [];
+  return statements.length > 0 && statements.every((line) => /^(?:import|export)\s+type\b/.test(line));
+}
+
 /** Source text without comments, so an import quoted in a JSDoc is not read as one. */
 function withoutComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
@@ -102,6 +115,9 @@ export function layerViolations(files: readonly SourceFile[]): string[] {
         }
         continue;
       }
+      if (STORAGE_SQL_MODULE.test(file.path.replace(/\.ts$/, "")) && !isTypeOnlyImport(file.text, specifier) && !target.startsWith("worker/contracts")) {
+        problems.push(`${file.path}: a storage sql.ts imports ${target} at run time (the CLI imports it: only worker/contracts, or import type)`);
+      }
       if (fromFolder === null || toFolder === null || toFolder === fromFolder) continue;
       const from = LAYERS[fromFolder]!;
       const to = LAYERS[toFolder];
@@ -115,9 +131,6 @@ export function layerViolations(files: readonly SourceFile[]): string[] {
   }
   return problems;
 }
-
-/** The CLI's one way into storage: a group's dependency-free SQL module. */
-const STORAGE_SQL_MODULE = /^worker\/storage\/[a-z]+\/sql$/;
 
 /** Each table's one owning group, `worker/storage/<group>/` (GROUPS.md, docs/architecture.md "Storage"). */
 export const TABLE_OWNERS: Record<string, string> = {
@@ -137,13 +150,6 @@ export const TABLE_OWNERS: Record<string, string> = {
   owner_oauth_spent: "oauth",
 };
 
-/**
- * TEMPORARY — delete at the merge of branch s18owner (issue 18 items 1–3),
- * which moves these three files' SQL into the storage groups' `sql.ts`. Until
- * then they still restate the schema; nothing else may be added here.
- */
-export const PENDING_CLI_MOVE: readonly string[] = ["cli/commands/review.ts", "cli/commands/signals.ts", "cli/commands/outbox.ts"];
-
 const TABLE_REFERENCE = new RegExp(
   `\\b(DELETE\\s+FROM|INSERT\\s+(?:OR\\s+\\w+\\s+)?INTO|REPLACE\\s+INTO|INTO|UPDATE|FROM|JOIN)\\s+["'\`]?(${Object.keys(TABLE_OWNERS).join("|")})\\b`,
   "gi",
@@ -162,7 +168,7 @@ function declaredReads(sqlText: string): string[] {
 }
 
 /** Every table-ownership violation in `files`, one line each (empty when every table has one owner). */
-export function tableViolations(files: readonly SourceFile[], pending: readonly string[] = PENDING_CLI_MOVE): string[] {
+export function tableViolations(files: readonly SourceFile[]): string[] {
   const problems: string[] = [];
   const declared = new Map<string, string[]>();
   const readByGroup = new Map<string, Set<string>>();
@@ -180,7 +186,6 @@ export function tableViolations(files: readonly SourceFile[], pending: readonly 
       const writes = keyword !== "FROM" && keyword !== "JOIN";
       if (group === owner) continue;
       if (group === null) {
-        if (pending.includes(file.path)) continue;
         problems.push(`${file.path}: ${keyword} ${table} outside its owning module worker/storage/${owner}/ (move the statement there)`);
       } else if (writes) {
         problems.push(`${file.path}: ${keyword} ${table} — group ${group} writes a table of group ${owner} (writes only in the owner)`);
@@ -246,10 +251,6 @@ describe("layers of worker/ and cli/", () => {
     }
   });
 
-  it("the temporary CLI allow-list names only files that still exist", () => {
-    for (const path of PENDING_CLI_MOVE) expect(statSync(join(ROOT, path)).isFile(), path).toBe(true);
-  });
-
   it("every capability has an index.ts as its public surface", () => {
     for (const capability of CAPABILITIES) {
       let entries: string[] = [];
@@ -285,6 +286,7 @@ describe("the checker can fail (synthetic sources)", () => {
     ["cli/commands/x.ts", 'import { a } from "../../worker/edge/pipeline";', /only worker\/contracts/],
     ["cli/x.ts", 'import {\n  a,\n  b,\n} from "../worker/storage/d1";', /only worker\/contracts/],
     ["cli/x.ts", 'import { a } from "../worker/storage/contacts/store";', /only worker\/contracts/],
+    ["worker/storage/owner/sql.ts", 'import { statement } from "../d1";', /at run time/],
   ])("%s: %s", (path, text, message) => {
     const problems = check(path, text);
     expect(problems).toHaveLength(1);
@@ -301,6 +303,8 @@ describe("the checker can fail (synthetic sources)", () => {
     ["cli/commands/x.ts", 'import { PACKAGE_VERSION } from "../../worker/contracts";'],
     ["cli/commands/x.ts", 'import { isRecord } from "../../worker/contracts/guards";'],
     ["cli/commands/x.ts", 'import { ownerContactPageStatement } from "../../worker/storage/contacts/sql";'],
+    ["worker/storage/owner/sql.ts", 'import type { Statement } from "../d1";'],
+    ["worker/storage/owner/sql.ts", 'import type { SqlStatement } from "../../contracts/sql-statement";'],
   ])("allows %s: %s", (path, text) => {
     expect(check(path, text)).toEqual([]);
   });
@@ -308,7 +312,7 @@ describe("the checker can fail (synthetic sources)", () => {
 
 describe("the table checker can fail (synthetic sources)", () => {
   const contactsSql = { path: "worker/storage/contacts/sql.ts", text: "/**\n * Reads: contact_owner_state\n */\nconst a = \"SELECT 1 FROM contacts c LEFT JOIN contact_owner_state s\";" };
-  const check = (path: string, text: string) => tableViolations([contactsSql, { path, text }], []);
+  const check = (path: string, text: string) => tableViolations([contactsSql, { path, text }]);
 
   it.each([
     ["worker/owner/x.ts", 'const q = "SELECT 1 FROM contacts WHERE contact_id = ?";', /FROM contacts outside its owning module worker\/storage\/contacts\//],
@@ -335,23 +339,23 @@ describe("the table checker can fail (synthetic sources)", () => {
 
   it("a Reads: line must be true: no own, unknown or unused table", () => {
     const sql = (reads: string, body: string) => [{ path: "worker/storage/owner/sql.ts", text: `/**\n * Reads: ${reads}\n */\n${body}` }];
-    expect(tableViolations(sql("owner_drafts", 'const a = "SELECT 1 FROM owner_drafts";'), [])).toEqual([
+    expect(tableViolations(sql("owner_drafts", 'const a = "SELECT 1 FROM owner_drafts";'))).toEqual([
       "worker/storage/owner/sql.ts: Reads: names its own table owner_drafts",
     ]);
-    expect(tableViolations(sql("drafts", 'const a = "SELECT 1 FROM owner_drafts";'), [])).toEqual([
+    expect(tableViolations(sql("drafts", 'const a = "SELECT 1 FROM owner_drafts";'))).toEqual([
       "worker/storage/owner/sql.ts: Reads: names drafts, which is no table of the map",
     ]);
-    expect(tableViolations(sql("contacts", 'const a = "SELECT 1 FROM owner_drafts";'), [])).toEqual([
+    expect(tableViolations(sql("contacts", 'const a = "SELECT 1 FROM owner_drafts";'))).toEqual([
       "worker/storage/owner/sql.ts: Reads: declares contacts, which the group never reads (stale declaration)",
     ]);
   });
 
-  it("a name in prose or a comment is not a query; the allow-list exempts only its files", () => {
+  it("a name in prose or a comment is not a query; the CLI is not exempt", () => {
     expect(check("worker/owner/x.ts", '// SELECT 1 FROM contacts\n/** UPDATE owner_drafts */\nconst contacts = 1; const from = contacts;')).toEqual([]);
     expect(check("worker/storage/contacts/store.ts", 'const q = "SELECT 1 FROM contacts c JOIN contact_owner_state s";')).toEqual([]);
     const imports = 'import type { Statement } from "../d1";\nimport { A } from "../../contracts/ids";\nimport { B } from "./schema-0001";';
-    expect(tableViolations([{ path: "worker/storage/contacts/sql.ts", text: imports }], [])).toEqual([]);
-    expect(tableViolations([{ path: "cli/commands/review.ts", text: 'const q = "SELECT * FROM contacts";' }], ["cli/commands/review.ts"])).toEqual([]);
-    expect(tableViolations([{ path: "cli/commands/flags/x.ts", text: 'const q = "SELECT * FROM contacts";' }], ["cli/commands/review.ts"])).toHaveLength(1);
+    expect(tableViolations([{ path: "worker/storage/contacts/sql.ts", text: imports }])).toEqual([]);
+    // The CLI has no exemption: a query in a command is a restated schema.
+    expect(tableViolations([{ path: "cli/commands/review.ts", text: 'const q = "SELECT * FROM contacts";' }])).toHaveLength(1);
   });
 });

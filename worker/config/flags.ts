@@ -1,4 +1,4 @@
-import type { FlagName } from "../contracts/flags";
+import { readReceiptsInForce, type FlagName } from "../contracts/flags";
 import type { Env } from "./env";
 
 /**
@@ -33,6 +33,6 @@ export function dialogueFlags(env: Env): DialogueFlags {
   return {
     dialogue,
     replies: dialogue && isOn(env, "DIALOGUE_REPLIES_ENABLED"),
-    readReceipts: dialogue && isOn(env, "DIALOGUE_READ_RECEIPTS_ENABLED"),
+    readReceipts: readReceiptsInForce((name) => isOn(env, name)),
   };
 }

@@ -33,3 +33,14 @@ export const SECRET_NAMES = [
 
 /** Reserved for `magnt flags` prerequisites (08 §9). */
 export type SecretName = (typeof SECRET_NAMES)[number];
+
+/**
+ * Whether read receipts are in force (07 §1, §6), given how a flag is read
+ * where the caller runs (the Worker: exactly "true" in its env; `magnt`: its
+ * flag store). Receipts need the dialogue: with DIALOGUE_ENABLED off they
+ * count as off even when still set. The Worker's `dialogueFlags` and `magnt
+ * review contacts <id>` both decide with this one function.
+ */
+export function readReceiptsInForce(on: (name: FlagName) => boolean): boolean {
+  return on("DIALOGUE_ENABLED") && on("DIALOGUE_READ_RECEIPTS_ENABLED");
+}

@@ -5,3 +5,8 @@
  */
 export const OWNER_CONTACT_STATES = ["pending", "acknowledged", "archived"] as const;
 export type OwnerContactState = (typeof OWNER_CONTACT_STATES)[number];
+
+/** The one reading of a missing state row: what both `owner_list_contacts` and `magnt review` show. */
+export function effectiveOwnerState(stored: OwnerContactState | null | undefined): OwnerContactState {
+  return stored ?? "pending";
+}

@@ -8,7 +8,7 @@
  */
 import type { ContactId, DraftId } from "../contracts/id-types";
 import { CONTACT_ID_PATTERN } from "../contracts/ids";
-import type { OwnerContactState } from "../contracts/owner-state";
+import { effectiveOwnerState, type OwnerContactState } from "../contracts/owner-state";
 import { ownerContact, ownerContactPage, type OwnerContactRow } from "../storage/contacts/store";
 import { publishedReplyIdsOf } from "../storage/dialogue/store";
 import { onStorageError } from "../storage/failure";
@@ -155,7 +155,7 @@ function contactItem(row: OwnerContactRow, drafts: readonly DraftRow[], preview:
   return {
     contact_id: row.contact_id,
     received_at: row.created_at,
-    state: row.owner_state ?? "pending",
+    state: effectiveOwnerState(row.owner_state),
     state_updated_at: row.state_updated_at,
     review_status: row.review_status,
     self_reported_test: row.self_reported_test === 1,

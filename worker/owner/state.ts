@@ -4,7 +4,7 @@
  * never touched. A storage fault is `storage_error`.
  */
 import type { ContactId } from "../contracts/id-types";
-import type { OwnerContactState } from "../contracts/owner-state";
+import { effectiveOwnerState, type OwnerContactState } from "../contracts/owner-state";
 import { ownerContact } from "../storage/contacts/store";
 import { onStorageError } from "../storage/failure";
 import { ownerState, upsertOwnerState } from "../storage/owner/store";
@@ -35,6 +35,6 @@ export async function setContactState(
     await upsertOwnerState(db, contactId, command.state, now);
     const stored = await ownerState(db, contactId);
     if (stored === null || stored.state !== command.state || stored.updated_at !== now) return storageFailure();
-    return { status: "state_set", contact_id: contactId, state: stored.state, previous_state: current.owner_state ?? "pending", updated_at: now };
+    return { status: "state_set", contact_id: contactId, state: stored.state, previous_state: effectiveOwnerState(current.owner_state), updated_at: now };
   }, storageFailure);
 }

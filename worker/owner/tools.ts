@@ -23,6 +23,7 @@ import { defineTool, failure, success, type RegisteredTool, type ToolContext, ty
 import type { ContactId } from "../contracts/id-types";
 import { dialogueFlags } from "../config/flags";
 import { markContactRead } from "../storage/dialogue/store";
+import { marksContactRead } from "../storage/dialogue/sql";
 import { onStorageError } from "../storage/failure";
 import type { OwnerScope } from "./oauth/scopes";
 import {
@@ -81,10 +82,11 @@ async function recordFullRead(
   db: D1Database,
   args: { contact_id?: ContactId | undefined; detail?: "preview" | "full" | undefined },
   items: readonly { contact_id: ContactId }[],
+  readReceiptsInForce: boolean,
 ): Promise<void> {
-  if (args.contact_id === undefined || args.detail !== "full") return;
-  const item = items.find((candidate) => candidate.contact_id === args.contact_id);
-  if (item === undefined) return;
+  const item = args.contact_id === undefined ? undefined : items.find((candidate) => candidate.contact_id === args.contact_id);
+  const marks = marksContactRead({ oneContactById: args.contact_id !== undefined, full: args.detail === "full", found: item !== undefined, readReceiptsInForce });
+  if (!marks || item === undefined) return;
   await onStorageError(() => markContactRead(db, item.contact_id, new Date().toISOString()), () => undefined);
 }
 
@@ -115,7 +117,7 @@ export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({
       ...(flags.dialogue ? { dialogue: { readReceipts: flags.readReceipts } } : {}),
     });
     if (result.status !== "ok") return fail(result.status, { include_tests: includeTests });
-    if (flags.readReceipts) await recordFullRead(db, args, result.items);
+    await recordFullRead(db, args, result.items, flags.readReceipts);
     return success(
       { status: "ok", items: result.items, next_cursor: result.next_cursor },
       { tool_result: "ok", items_returned: result.items.length, include_tests: includeTests },

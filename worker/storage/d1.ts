@@ -10,6 +10,7 @@
  * jittered backoff, within the bounds of `d1-retry.ts`; a batch is retried
  * whole. A statement built with `notRetried` runs once, as before.
  */
+import type { SqlStatement } from "../contracts/sql-statement";
 import { backoffDelayMs, D1_RETRY, failureMessage, isTransientD1Error, retryTiming, scopeOf, type D1RetryScope } from "./d1-retry";
 
 export class StorageError extends Error {
@@ -19,16 +20,8 @@ export class StorageError extends Error {
   }
 }
 
-export interface Statement {
-  readonly sql: string;
-  readonly params: readonly unknown[];
-  /**
-   * False when running the statement twice differs from running it once
-   * (a counter, a revision bump, a result that depends on the change count):
-   * such a statement is never retried (decision 128).
-   */
-  readonly idempotent?: false;
-}
+/** The storage groups' statement shape (declared Workers-free in contracts/, so the CLI can name it too). */
+export type Statement = SqlStatement;
 
 export function statement(sql: string, ...params: unknown[]): Statement {
   return { sql, params };

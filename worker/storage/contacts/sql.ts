@@ -11,9 +11,7 @@
  */
 import type { ContactId } from "../../contracts/id-types";
 import type { OwnerContactState } from "../../contracts/owner-state";
-import type { Statement } from "../d1";
-
-export { CONTACTS_SCHEMA_0001 } from "./schema-0001";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 /** The visitor's columns in the order of the insert (canonical values, 02 §5.3). */
 export interface ContactInsertRow {
@@ -171,3 +169,12 @@ export function ownerContactPageStatement(query: OwnerContactPageQuery): Stateme
 export function ownerContactStatement(contactId: ContactId): Statement {
   return { sql: `SELECT ${OWNER_CONTACT_COLUMNS} WHERE c.contact_id = ?`, params: [contactId] };
 }
+
+// ---------------------------------------------------------------- s18owner: short ids given back (magnt review contacts <prefix>)
+
+/** Contact ids starting with `prefix` (a validated `mc_…` prefix), at most `limit`, through the primary key. */
+export function contactIdsWithPrefixStatement(prefix: string, limit: number): Statement {
+  // Every id character (hex, '-', '_') sorts below '~', so [prefix, prefix || '~') is exactly the ids starting with it.
+  return { sql: "SELECT contact_id AS id FROM contacts WHERE contact_id >= ?1 AND contact_id < ?1 || '~' ORDER BY contact_id LIMIT ?2", params: [prefix, limit] };
+}
+// ---------------------------------------------------------------- end s18owner

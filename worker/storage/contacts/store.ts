@@ -6,8 +6,8 @@ import type { ContactId } from "../../contracts/id-types";
 import { all, first, run, type Statement } from "../d1";
 import { baseBinding } from "../d1-retry";
 import { writeOnce, type WriteOnceResult } from "../write-once";
+import { CONTACTS_SCHEMA_0001 } from "./schema-0001";
 import {
-  CONTACTS_SCHEMA_0001,
   contactBySubmissionStatement,
   contactExistsStatement,
   contactSourceStatement,

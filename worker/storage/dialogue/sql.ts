@@ -20,7 +20,7 @@
  */
 import type { ContactId, DraftId, ReplyId } from "../../contracts/id-types";
 import { DIALOGUE_LIST_MAX } from "../../contracts/tools";
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 export type DialogueRole = "root" | "follow_up";
 
@@ -306,5 +306,50 @@ export function repliesTableExistsStatement(): Statement {
   return {
     sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dialogue_replies') AS present",
     params: [],
+  };
+}
+
+// ---------------------------------------------------------------- the read rule and the dialogue state of one contact (07 §6; owner MCP and magnt review)
+
+/**
+ * When opening a contact marks it read (07 §6), for every tool of the owner's
+ * (the owner MCP's `owner_list_contacts`, `magnt review contacts <id>`): one
+ * contact asked for by id, shown in full, found, and read receipts in force
+ * (DIALOGUE_ENABLED and DIALOGUE_READ_RECEIPTS_ENABLED). A listing never
+ * marks, and neither does a peek (`magnt review … --no-mark-read`): the owner
+ * did not open the message.
+ */
+export function marksContactRead(view: {
+  readonly oneContactById: boolean;
+  readonly full: boolean;
+  readonly found: boolean;
+  readonly readReceiptsInForce: boolean;
+}): boolean {
+  return view.oneContactById && view.full && view.found && view.readReceiptsInForce;
+}
+
+/** The columns `dialogueStateStatement` selects, in order; nothing else of a dialogue row is ever shown (never an id of the dialogue, a token or its hash). */
+export const DIALOGUE_STATE_COLUMNS = [
+  "role",
+  "root_contact_id",
+  "dialogue_created_at",
+  "revoked_at",
+  "messages",
+  "replies_published",
+  "replies_fetched",
+  "owner_read_at",
+] as const;
+
+/** The dialogue state of one contact as `magnt review contacts <id>` shows it: role, root, revocation, counts, the owner's first read. */
+export function dialogueStateStatement(contactId: string): Statement {
+  return {
+    sql:
+      "SELECT dc.role, d.root_contact_id, d.created_at AS dialogue_created_at, d.revoked_at, " +
+      "(SELECT COUNT(*) FROM dialogue_contacts m WHERE m.dialogue_id = dc.dialogue_id) AS messages, " +
+      "(SELECT COUNT(*) FROM dialogue_replies r WHERE r.contact_id = dc.contact_id) AS replies_published, " +
+      "(SELECT COUNT(*) FROM dialogue_replies r WHERE r.contact_id = dc.contact_id AND r.fetched_at IS NOT NULL) AS replies_fetched, " +
+      "(SELECT o.read_at FROM dialogue_owner_reads o WHERE o.contact_id = dc.contact_id) AS owner_read_at " +
+      "FROM dialogue_contacts dc JOIN dialogues d ON d.dialogue_id = dc.dialogue_id WHERE dc.contact_id = ?",
+    params: [contactId],
   };
 }

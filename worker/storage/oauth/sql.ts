@@ -5,7 +5,7 @@
  *
  * Reads: (only its own table)
  */
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 /** `ON CONFLICT DO NOTHING` makes "first caller wins" atomic in the database: two racing redemptions never both succeed. */
 export function spendStatement(id: string, kind: string, expiresAt: string): Statement {

@@ -6,7 +6,7 @@
  *
  * Reads: (only its own table)
  */
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 export interface ObservationInsertRow {
   readonly observationId: string;
@@ -82,3 +82,34 @@ export function observedGoalPageStatement(query: ObservedGoalPageQuery): Stateme
     params: [query.since, query.after?.createdAt ?? null, query.after?.id ?? null, query.limit],
   };
 }
+
+// ---------------------------------------------------------------- s18owner: magnt review observed
+
+/** The columns of `magnt review observed`, in SELECT order (09 §4). */
+export const REVIEW_OBSERVATION_COLUMNS = ["observation_id", "created_at", "goal", "blocker", "tried"] as const;
+
+/** `magnt review observed`: newest first, non-test unless `includeTests`. */
+export function reviewObservationsStatement(includeTests: boolean, limit: number): Statement {
+  const where = includeTests ? "" : " WHERE self_reported_test = 0";
+  return {
+    sql: `SELECT ${REVIEW_OBSERVATION_COLUMNS.join(", ")} FROM observed_task_signals${where} ORDER BY created_at DESC, observation_id DESC LIMIT ?`,
+    params: [limit],
+  };
+}
+
+/** `magnt review observed <id>`: one observation with its test flag. */
+export function reviewObservationStatement(observationId: string): Statement {
+  return {
+    sql: `SELECT ${REVIEW_OBSERVATION_COLUMNS.join(", ")}, self_reported_test FROM observed_task_signals WHERE observation_id = ?`,
+    params: [observationId],
+  };
+}
+
+/** Observation ids starting with `prefix` (a validated `ob_…` prefix), at most `limit`, through the primary key. */
+export function observationIdsWithPrefixStatement(prefix: string, limit: number): Statement {
+  return {
+    sql: "SELECT observation_id AS id FROM observed_task_signals WHERE observation_id >= ?1 AND observation_id < ?1 || '~' ORDER BY observation_id LIMIT ?2",
+    params: [prefix, limit],
+  };
+}
+// ---------------------------------------------------------------- end s18owner

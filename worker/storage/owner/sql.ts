@@ -12,7 +12,7 @@
  */
 import type { ContactId, DraftId } from "../../contracts/id-types";
 import type { OwnerContactState } from "../../contracts/owner-state";
-import type { Statement } from "../d1";
+import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 /** Drafts shown per contact in a list (06 §6.1). */
 export const DRAFTS_PER_CONTACT = 5;
@@ -120,4 +120,26 @@ export interface OwnerStateRow {
 
 export function ownerStateStatement(contactId: ContactId): Statement {
   return { sql: "SELECT state, updated_at FROM contact_owner_state WHERE contact_id = ?", params: [contactId] };
+}
+
+// ---------------------------------------------------------------- magnt review drafts (09 §4) and short draft ids given back (08 §10)
+
+/** The columns of `magnt review drafts`, in SELECT order. */
+export const REVIEW_DRAFT_COLUMNS = ["draft_id", "contact_id", "revision", "created_at", "updated_at", "body"] as const;
+const REVIEW_DRAFT_SELECT = `SELECT ${REVIEW_DRAFT_COLUMNS.map((column) => `d.${column}`).join(", ")} FROM owner_drafts d JOIN contacts c ON c.contact_id = d.contact_id`;
+
+/** `magnt review drafts`: drafts, newest first, of non-test contacts unless `includeTests`. */
+export function reviewDraftsStatement(includeTests: boolean, limit: number): Statement {
+  const where = includeTests ? "" : " WHERE c.self_reported_test = 0";
+  return { sql: `${REVIEW_DRAFT_SELECT}${where} ORDER BY d.updated_at DESC, d.draft_id DESC LIMIT ?`, params: [limit] };
+}
+
+/** `magnt review drafts <id>`: one draft with its contact's test flag. */
+export function reviewDraftStatement(draftId: string): Statement {
+  return { sql: `${REVIEW_DRAFT_SELECT.replace(" FROM ", ", c.self_reported_test FROM ")} WHERE d.draft_id = ?`, params: [draftId] };
+}
+
+/** Draft ids starting with `prefix` (a validated `dr_…` prefix), at most `limit`: a short id given back (08 §10). */
+export function draftIdsWithPrefixStatement(prefix: string, limit: number): Statement {
+  return { sql: "SELECT draft_id AS id FROM owner_drafts WHERE draft_id >= ?1 AND draft_id < ?1 || '~' ORDER BY draft_id LIMIT ?2", params: [prefix, limit] };
 }
