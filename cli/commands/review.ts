@@ -30,7 +30,7 @@ import type { Command } from "commander";
 import { MIGRATION_FOR_TABLE, readReceiptsInForce } from "../../worker/contracts";
 import type { ContactId } from "../../worker/contracts/id-types";
 import { effectiveOwnerState, OWNER_CONTACT_STATES, type OwnerContactState } from "../../worker/contracts/owner-state";
-import { ownerContactPageStatement, ownerContactStatement } from "../../worker/storage/contacts/sql";
+import { CONTACT_VISITOR_FIELDS, ownerContactPageStatement, ownerContactStatement } from "../../worker/storage/contacts/sql";
 import {
   dialogueStateStatement,
   DIALOGUE_STATE_COLUMNS,
@@ -86,20 +86,6 @@ const column = (field: string, name: string, shape: LayoutColumn["shape"], prior
   ...(show === undefined ? {} : { show }),
 });
 
-/** The visitor-written fields of a contact (labelled in the record view). */
-const CONTACT_VISITOR_FIELDS = [
-  "summary",
-  "intent",
-  "what_you_need_from_human",
-  "agent_identity",
-  "operator",
-  "reply_to",
-  "found_via",
-  "previous_contact_id",
-  "client_name",
-  "client_version",
-  "protocol_version",
-] as const;
 
 export const REVIEW_SOURCES: Record<ReviewKind, ReviewSource> = {
   contacts: {

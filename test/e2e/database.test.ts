@@ -205,7 +205,7 @@ describe("visitor text in the owner's terminal", () => {
     expect(run.code).toBe(0);
     expect(run.stdout.replace(/\n/g, "")).not.toMatch(TERMINAL_CONTROL);
     expect(run.stdout).not.toContain("TITLEPAYLOAD");
-    // The visitor's fields sit under visitor_content, indented; review_status (never updated) is not shown (decision 110).
+    // The visitor's fields sit under visitor_content, indented; review_status (never updated) is not shown (decision 189).
     expect(run.stdout.match(/^ {2}summary: +intro red/m)).not.toBeNull();
     expect(run.stdout.match(/second line/g)).toHaveLength(8);
     for (const line of run.stdout.split("\n")) expect(Array.from(line).length).toBeLessThanOrEqual(80);

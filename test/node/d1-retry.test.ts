@@ -1,6 +1,6 @@
 /**
  * The classification and the bounds of the door's D1 retries (09 §5,
- * decisions 125–127): pure functions, no runtime.
+ * decisions 175–177): pure functions, no runtime.
  */
 import { describe, expect, it } from "vitest";
 import { backoffDelayMs, D1_RETRY, failureMessage, isTransientD1Error } from "../../worker/storage/d1-retry";

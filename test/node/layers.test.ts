@@ -13,7 +13,7 @@
  * so a rule that can never fire is noticed.
  *
  * SQL is text, so imports alone cannot see who touches a table. The second
- * checker (`tableViolations`, docs/architecture.md "Storage", decision 101)
+ * checker (`tableViolations`, docs/architecture.md "Storage", decision 183)
  * reads the SQL keywords that name a table — `FROM`, `JOIN`, `INTO`,
  * `UPDATE`, `DELETE FROM`, in any case, comments aside — in worker/, cli/ and
  * scripts/ (tests and migrations aside), and fails when:
@@ -132,7 +132,7 @@ export function layerViolations(files: readonly SourceFile[]): string[] {
   return problems;
 }
 
-/** Each table's one owning group, `worker/storage/<group>/` (GROUPS.md, docs/architecture.md "Storage"). */
+/** Each table's one owning group, `worker/storage/<group>/` (docs/architecture.md "Storage"). */
 export const TABLE_OWNERS: Record<string, string> = {
   contacts: "contacts",
   task_signals: "signals",

@@ -694,7 +694,7 @@ async function failingStep(row: FaultRow, mode: FaultMode, messageOf: (canaries:
 
 // ---------------------------------------------------------------- retries of D1's transient errors (issue 20, 09 §5)
 
-/** Steps whose statement is never retried (decision 128): a transient error there is the row's failure, after one attempt. */
+/** Steps whose statement is never retried (decision 178): a transient error there is the row's failure, after one attempt. */
 const NOT_RETRIED = new Set([
   "cron-record-failure",
   "fetch-delivery-mark",

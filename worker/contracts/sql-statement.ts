@@ -11,7 +11,7 @@ export interface SqlStatement {
   /**
    * False when running the statement twice differs from running it once
    * (a counter, a revision bump, a result that depends on the change count):
-   * such a statement is never retried on a transient D1 failure (09 §5.1, decision 128).
+   * such a statement is never retried on a transient D1 failure (09 §5.1, decision 178).
    */
   readonly idempotent?: false;
 }

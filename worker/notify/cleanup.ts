@@ -25,7 +25,7 @@ import { deleteExpiredSpentStatement } from "../storage/oauth/store";
 
 const FETCH_ATTEMPT_RETENTION_MS = 2 * 60 * 60 * 1000;
 
-/** Rows one cleanup statement deletes at most (why these two numbers: docs/decisions.md 90). */
+/** Rows one cleanup statement deletes at most (why these two numbers: docs/decisions.md 81). */
 export const CLEANUP_BATCH_ROWS = 1000;
 /** Batches per table per hourly run: at most 10 000 rows of each table an hour. */
 export const CLEANUP_BATCHES_PER_RUN = 10;

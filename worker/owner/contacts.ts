@@ -9,6 +9,7 @@
 import type { ContactId, DraftId } from "../contracts/id-types";
 import { CONTACT_ID_PATTERN } from "../contracts/ids";
 import { effectiveOwnerState, type OwnerContactState } from "../contracts/owner-state";
+import { CONTACT_VISITOR_FIELDS, type ContactVisitorFields } from "../storage/contacts/sql";
 import { ownerContact, ownerContactPage, type OwnerContactRow } from "../storage/contacts/store";
 import { publishedReplyIdsOf } from "../storage/dialogue/store";
 import { onStorageError } from "../storage/failure";
@@ -42,33 +43,6 @@ export interface ListContactsQuery {
    */
   readonly dialogue?: { readonly readReceipts: boolean };
 }
-
-type ContactVisitorFields = {
-  summary: string | null;
-  intent: string | null;
-  what_you_need_from_human: string | null;
-  agent_identity: string | null;
-  operator: string | null;
-  reply_to: string | null;
-  found_via: string | null;
-  previous_contact_id: string | null;
-  client_name: string | null;
-  client_version: string | null;
-  protocol_version: string | null;
-};
-const CONTACT_VISITOR_FIELDS = [
-  "summary",
-  "intent",
-  "what_you_need_from_human",
-  "agent_identity",
-  "operator",
-  "reply_to",
-  "found_via",
-  "previous_contact_id",
-  "client_name",
-  "client_version",
-  "protocol_version",
-] as const satisfies readonly (keyof ContactVisitorFields)[];
 
 export interface DraftItem {
   readonly draft_id: DraftId;

@@ -1,6 +1,6 @@
 /**
  * Which D1 failures are retried, how long the door waits between attempts, and
- * where a request's retry count is kept (09 §5, decisions 125–130).
+ * where a request's retry count is kept (09 §5, decisions 175–180).
  *
  * D1's error list marks three failures "Retry the operation" (D1 docs,
  * observability/debug-d1 "List of D1_ERRORs"; best-practices/retry-queries):
@@ -29,7 +29,7 @@ export function failureMessage(failure: unknown): string {
 }
 
 /**
- * Bounds (decision 126). A statement runs at most 3 times; the waits before
+ * Bounds (decision 176). A statement runs at most 3 times; the waits before
  * attempts 2 and 3 are drawn with full jitter from [0, 100 ms) and [0, 200 ms),
  * and one request or cron run never sleeps more than 1 s in total for
  * retries — far inside the 55 s cron lease and any MCP client's timeout, and

@@ -27,7 +27,7 @@ export function statement(sql: string, ...params: unknown[]): Statement {
   return { sql, params };
 }
 
-/** The same statement, run at most once even on a transient failure (decision 128). */
+/** The same statement, run at most once even on a transient failure (decision 178). */
 export function notRetried(stmt: Statement): Statement {
   return { ...stmt, idempotent: false };
 }

@@ -2,7 +2,7 @@
  * Group `contacts` — the one owner of table `contacts` (09 §3, migration 0001):
  * every statement that names it, as plain `{ sql, params }` with bound values
  * (09 §1), and the row types it returns. Dependency-free so the CLI can import
- * the same text (GROUPS.md, docs/architecture.md "Storage").
+ * the same text (docs/architecture.md "Storage").
  *
  * Reads: contact_owner_state
  *
@@ -127,6 +127,27 @@ export interface OwnerContactRow {
   state_updated_at: string | null;
 }
 
+/**
+ * The columns of a contact that a visitor (or an agent on a visitor's behalf)
+ * wrote: every view labels them as visitor content and sanitises them — the
+ * owner MCP's `visitor_content` and `magnt review`'s record alike.
+ */
+export const CONTACT_VISITOR_FIELDS = [
+  "summary",
+  "intent",
+  "what_you_need_from_human",
+  "agent_identity",
+  "operator",
+  "reply_to",
+  "found_via",
+  "previous_contact_id",
+  "client_name",
+  "client_version",
+  "protocol_version",
+] as const satisfies readonly (keyof OwnerContactRow)[];
+
+export type ContactVisitorFields = Pick<OwnerContactRow, (typeof CONTACT_VISITOR_FIELDS)[number]>;
+
 const OWNER_CONTACT_COLUMNS = `c.contact_id, c.created_at, c.review_status, c.summary, c.intent, c.what_you_need_from_human,
   c.agent_identity, c.operator, c.reply_to, c.found_via, c.previous_contact_id, c.self_reported_test,
   c.client_name, c.client_version, c.protocol_version, s.state AS owner_state, s.updated_at AS state_updated_at
@@ -170,11 +191,10 @@ export function ownerContactStatement(contactId: ContactId): Statement {
   return { sql: `SELECT ${OWNER_CONTACT_COLUMNS} WHERE c.contact_id = ?`, params: [contactId] };
 }
 
-// ---------------------------------------------------------------- s18owner: short ids given back (magnt review contacts <prefix>)
+// ---------------------------------------------------------------- short ids given back (magnt review contacts <prefix>)
 
 /** Contact ids starting with `prefix` (a validated `mc_…` prefix), at most `limit`, through the primary key. */
 export function contactIdsWithPrefixStatement(prefix: string, limit: number): Statement {
   // Every id character (hex, '-', '_') sorts below '~', so [prefix, prefix || '~') is exactly the ids starting with it.
   return { sql: "SELECT contact_id AS id FROM contacts WHERE contact_id >= ?1 AND contact_id < ?1 || '~' ORDER BY contact_id LIMIT ?2", params: [prefix, limit] };
 }
-// ---------------------------------------------------------------- end s18owner

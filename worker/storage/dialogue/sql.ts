@@ -92,7 +92,7 @@ export function countWrongAttemptStatement(keyHash: string, windowStart: string)
        ON CONFLICT(key_hash, window_start) DO UPDATE SET failures = failures + 1
        RETURNING failures`,
     params: [keyHash, windowStart],
-    // Never retried (09 §5.1, decision 128): a counter bumped twice is not the same as once.
+    // Never retried (09 §5.1, decision 178): a counter bumped twice is not the same as once.
     idempotent: false,
   };
 }
@@ -132,7 +132,7 @@ export function claimOldestReplyStatement(dialogueId: string, now: string): Stat
        ) AND dialogue_id = ?2 AND fetched_at IS NULL
        RETURNING ${REPLY_COLUMNS}`,
     params: [now, dialogueId],
-    // Never retried (09 §5.1, decision 128): after a committed first attempt a retry claims nothing, or the next reply.
+    // Never retried (09 §5.1, decision 178): after a committed first attempt a retry claims nothing, or the next reply.
     idempotent: false,
   };
 }

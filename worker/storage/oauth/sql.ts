@@ -12,7 +12,7 @@ export function spendStatement(id: string, kind: string, expiresAt: string): Sta
   return {
     sql: "INSERT INTO owner_oauth_spent (id, kind, expires_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING",
     params: [id, kind, expiresAt],
-    // Never retried (09 §5.1, decision 128): after a committed first attempt the retry reports 0 changes,
+    // Never retried (09 §5.1, decision 178): after a committed first attempt the retry reports 0 changes,
     // which reads as a replay and would revoke the token family.
     idempotent: false,
   };

@@ -83,7 +83,7 @@ export function observedGoalPageStatement(query: ObservedGoalPageQuery): Stateme
   };
 }
 
-// ---------------------------------------------------------------- s18owner: magnt review observed
+// ---------------------------------------------------------------- magnt review observed
 
 /** The columns of `magnt review observed`, in SELECT order (09 §4). */
 export const REVIEW_OBSERVATION_COLUMNS = ["observation_id", "created_at", "goal", "blocker", "tried"] as const;
@@ -112,4 +112,3 @@ export function observationIdsWithPrefixStatement(prefix: string, limit: number)
     params: [prefix, limit],
   };
 }
-// ---------------------------------------------------------------- end s18owner

@@ -239,12 +239,12 @@ export function recordFailureStatement(now: string, backoffUntil: string | null)
          updated_at = ?
        WHERE id = 1`,
     params: [backoffUntil, backoffUntil, backoffUntil, now],
-    // Never retried (09 §5.1, decision 128): a counter bumped twice is not the same as once.
+    // Never retried (09 §5.1, decision 178): a counter bumped twice is not the same as once.
     idempotent: false,
   };
 }
 
-// ---------------------------------------------------------------- s18owner: magnt outbox (read only, 08 §12)
+// ---------------------------------------------------------------- magnt outbox (read only, 08 §12)
 
 /** Every outbox state (the CHECK constraint of 0004). */
 export const OUTBOX_STATES = ["pending", "sending", "retry_wait", "delivered", "failed", "skipped"] as const;
@@ -282,4 +282,3 @@ export function outboxRowsStatement(state: OutboxState | null, limit: number): S
     ? { sql: `${OUTBOX_ROWS_SELECT} ${OUTBOX_ROWS_ORDER}`, params: [limit] }
     : { sql: `${OUTBOX_ROWS_SELECT} WHERE state = ? ${OUTBOX_ROWS_ORDER}`, params: [state, limit] };
 }
-// ---------------------------------------------------------------- end s18owner

@@ -85,7 +85,7 @@ export function updateDraftStatement(row: {
   readonly guarded: boolean;
 }): Statement {
   const params = [row.body, row.now, row.draftId, row.contactId, row.expectedRevision];
-  // Never retried (09 §5.1, decision 128): after a committed first attempt the retry changes nothing
+  // Never retried (09 §5.1, decision 178): after a committed first attempt the retry changes nothing
   // and reads as a revision conflict.
   return row.guarded
     ? { sql: UPDATE_UNPUBLISHED_DRAFT_SQL, params: [...params, row.draftId], idempotent: false }

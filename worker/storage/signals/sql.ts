@@ -95,7 +95,7 @@ export function signalBySubmissionStatement(submissionId: string): Statement {
   return { sql: "SELECT signal_id, payload_hash FROM task_signals WHERE submission_id = ?", params: [submissionId] };
 }
 
-// ---------------------------------------------------------------- s18owner: magnt review signals, magnt signals hide|unhide
+// ---------------------------------------------------------------- magnt review signals, magnt signals hide|unhide
 
 /** The columns of `magnt review signals`, in SELECT order (09 §4). */
 export const REVIEW_SIGNAL_COLUMNS = ["signal_id", "created_at", "goal", "blocker", "tried", "learned", "status"] as const;
@@ -124,4 +124,3 @@ export function setSignalStatusStatement(signalId: string, status: keyof typeof 
 export function signalIdsWithPrefixStatement(prefix: string, limit: number): Statement {
   return { sql: "SELECT signal_id AS id FROM task_signals WHERE signal_id >= ?1 AND signal_id < ?1 || '~' ORDER BY signal_id LIMIT ?2", params: [prefix, limit] };
 }
-// ---------------------------------------------------------------- end s18owner
