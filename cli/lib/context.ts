@@ -24,15 +24,19 @@ export interface CliContext {
   stdin: { isTTY?: boolean };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
-  /** Per-call Wrangler limits in ms (08 §4: 60 s local, 120 s remote). */
+  /** Per-call Wrangler limits in ms (08 §4: 300 s local, 120 s remote). */
   wranglerTimeoutMs: { local: number; remote: number };
   signals: SignalSource;
   /** How long `magnt dev` waits for the door to answer before it gives up (08 §13; tests shorten it). */
   devReadyTimeoutMs?: number;
 }
 
-/** Wrangler time limits of 08 §4. */
-export const WRANGLER_TIMEOUT_MS = { local: 60_000, remote: 120_000 } as const;
+/**
+ * Wrangler time limits of 08 §4. They stop a hung child, not a slow one: a
+ * local `d1 migrations apply` of eight files took over 60 s on a loaded 2-core
+ * machine (each file is its own workerd round), so the local limit is 300 s.
+ */
+export const WRANGLER_TIMEOUT_MS = { local: 300_000, remote: 120_000 } as const;
 
 /** The real process as a context (used by `cli/main.ts`). */
 export function processContext(): CliContext {
