@@ -74,6 +74,11 @@ class StandInD1 {
     return statements.map((statement) => statement.result());
   }
 
+  /** The search window's read-replica session (09 §5.2): the same in-memory database. */
+  withSession(): StandInD1 {
+    return this;
+  }
+
   execute(sql: string, params: readonly unknown[]): Row[] {
     if (/^\s*CREATE /.test(sql)) return [];
     if (sql.includes("LEFT JOIN task_signal_tokens")) return JSON.parse(this.windowJson) as Row[];

@@ -4,18 +4,16 @@
  * database has no migrations applied. The two doors run side by side.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, magnt, MAGNT_BIN, REPO_ROOT, removeTempDirs, startDoor, stopAllDoors, tempDir, type Door } from "./helpers";
+import { freePort, magnt, MAGNT_BIN, relocatedLocalConfigText, removeTempDirs, startDoor, stopAllDoors, tempDir, type Door } from "./helpers";
 
 let noStorage: Door | undefined;
 let unmigrated: Door | undefined;
 
 /** wrangler.local.jsonc without its d1_databases block, in a temp dir (main made absolute). */
 function configWithoutStorage(): string {
-  const text = readFileSync(join(REPO_ROOT, "wrangler.local.jsonc"), "utf8")
-    .replace(/"d1_databases":\s*\[[\s\S]*?\n  \],?/, "")
-    .replace('"main": "worker/entries/monolith.ts"', `"main": ${JSON.stringify(join(REPO_ROOT, "worker/entries/monolith.ts"))}`);
+  const text = relocatedLocalConfigText().replace(/"d1_databases":\s*\[[\s\S]*?\n  \],?/, "");
   if (text.includes("d1_databases")) throw new Error("could not remove d1_databases from the local config");
   const path = join(tempDir("nostorage"), "wrangler.nostorage.jsonc");
   writeFileSync(path, text);

@@ -165,15 +165,27 @@ export function startDoorWithNpm(
 }
 
 /**
+ * The text of wrangler.local.jsonc for a copy that lives outside the
+ * repository: every path in it (`main`, `migrations_dir`, the module `alias`
+ * targets) made absolute, since Wrangler resolves them against the config's
+ * own folder.
+ */
+export function relocatedLocalConfigText(): string {
+  const text = readFileSync(join(REPO_ROOT, "wrangler.local.jsonc"), "utf8")
+    .replace('"main": "worker/entries/monolith.ts"', `"main": ${JSON.stringify(join(REPO_ROOT, "worker/entries/monolith.ts"))}`)
+    .replace('"migrations_dir": "migrations"', `"migrations_dir": ${JSON.stringify(join(REPO_ROOT, "migrations"))}`)
+    .replace(/("alias":\s*\{[^}]*\})/, (alias) => alias.replace(/:\s*"\.\/([^"]+)"/g, (_, target: string) => `: ${JSON.stringify(join(REPO_ROOT, target))}`));
+  if (/"\.\//.test(text.replace(/"\$schema"[^\n]*/, ""))) throw new Error("wrangler.local.jsonc has a relative path the relocated copy does not rewrite");
+  return text;
+}
+
+/**
  * A copy of wrangler.local.jsonc in `target` (so the `.dev.vars` next to it is
  * the suite's own), pointing back at the repository's code and migrations.
  */
 export function writeTempLocalConfig(target: string): string {
   const path = join(target, "wrangler.local.jsonc");
-  const text = readFileSync(join(REPO_ROOT, "wrangler.local.jsonc"), "utf8")
-    .replace('"main": "worker/entries/monolith.ts"', `"main": ${JSON.stringify(join(REPO_ROOT, "worker/entries/monolith.ts"))}`)
-    .replace('"migrations_dir": "migrations"', `"migrations_dir": ${JSON.stringify(join(REPO_ROOT, "migrations"))}`);
-  writeFileSync(path, text);
+  writeFileSync(path, relocatedLocalConfigText());
   return path;
 }
 

@@ -8,11 +8,11 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, killGroup, magnt, OFFLINE_ENV, READY_LINE, removeTempDirs, REPO_ROOT, startDoor, stopAllDoors, tempDir, type Door } from "./helpers";
+import { freePort, killGroup, magnt, OFFLINE_ENV, READY_LINE, removeTempDirs, REPO_ROOT, startDoor, stopAllDoors, tempDir, writeTempLocalConfig, type Door } from "./helpers";
 
 const TOKEN = `777000111:CANARYtoken${crypto.randomUUID().replaceAll("-", "")}`;
 const CHAT_ID = `5${Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) => byte % 10).join("")}`;
@@ -29,16 +29,6 @@ let config: string;
 let door: Door;
 let standIn: ChildProcess;
 let standInLines: string[] = [];
-
-/** A copy of wrangler.local.jsonc in a temp dir (so its .dev.vars is ours), pointing back at the repository's code and migrations. */
-function writeTempConfig(target: string): string {
-  const path = join(target, "wrangler.local.jsonc");
-  const text = readFileSync(join(REPO_ROOT, "wrangler.local.jsonc"), "utf8")
-    .replace('"main": "worker/entries/monolith.ts"', `"main": ${JSON.stringify(join(REPO_ROOT, "worker/entries/monolith.ts"))}`)
-    .replace('"migrations_dir": "migrations"', `"migrations_dir": ${JSON.stringify(join(REPO_ROOT, "migrations"))}`);
-  writeFileSync(path, text);
-  return path;
-}
 
 function local(...args: string[]): string[] {
   return [...args, "--config", config, "--persist-to", state];
@@ -132,7 +122,7 @@ async function fastForwardRetry(contactId: string): Promise<void> {
 beforeAll(async () => {
   dir = tempDir("notify");
   state = tempDir("notify-state");
-  config = writeTempConfig(dir);
+  config = writeTempLocalConfig(dir);
   const standInPort = await freePort();
   // 1st send ok; then 429 (retry_after 1), 500, ok for the retry scenario; everything after: ok.
   await startStandIn(standInPort, "ok,429:1,500,ok");
