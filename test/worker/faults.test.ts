@@ -636,18 +636,24 @@ describe("fault injection at every write step (issue 14)", () => {
   });
 });
 
-/**
- * One row's step against a binding that fails `times` consecutive executions
- * of the fault point, with every generic check of the suite and the row's
- * specified failure answer and recovery.
- */
-async function failingStep(row: FaultRow, mode: FaultMode, messageOf: (canaries: Canaries) => string, times = 1) {
+/** A row's scenario set up with fresh canaries and captured logs and analytics, before any fault is armed. */
+async function setUpScenario(row: FaultRow) {
   const scenario = SCENARIOS[row.id]!;
   const canaries = new Canaries();
   const logs = captureConsole();
   const analytics = captureAnalytics();
   const run: Run = { canaries, logs, analytics, state: {} };
   Object.assign(run.state, await scenario.setup(run));
+  return { scenario, canaries, logs, analytics, run };
+}
+
+/**
+ * One row's step against a binding that fails `times` consecutive executions
+ * of the fault point, with every generic check of the suite and the row's
+ * specified failure answer and recovery.
+ */
+async function failingStep(row: FaultRow, mode: FaultMode, messageOf: (canaries: Canaries) => string, times = 1) {
+  const { scenario, canaries, logs, analytics, run } = await setUpScenario(row);
   const message = messageOf(canaries);
 
   const before = await snapshotDatabase(db());
@@ -836,12 +842,7 @@ describe("retries of D1's transient errors (issue 20)", () => {
         expect(slept).toEqual([]);
         return;
       }
-      const scenario = SCENARIOS[row.id]!;
-      const canaries = new Canaries();
-      const logs = captureConsole();
-      const analytics = captureAnalytics();
-      const run: Run = { canaries, logs, analytics, state: {} };
-      Object.assign(run.state, await scenario.setup(run));
+      const { scenario, canaries, logs, run } = await setUpScenario(row);
       const faulty = faultPoint(db(), { pattern: row.pattern, target: row.target, mode: "throws", message: transientMessage(canaries), ...(row.occurrence ? { occurrence: row.occurrence } : {}) });
       const setupLines = logs.lines().length;
       const answer = await scenario.act(faulty, run);

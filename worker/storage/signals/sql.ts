@@ -113,7 +113,7 @@ export function reviewSignalStatement(signalId: string): Statement {
 }
 
 /** The statuses `magnt signals hide|unhide` write (the CHECK constraint of 0002). */
-export const SIGNAL_STATUSES = { hidden: "hidden", active: "active" } as const;
+const SIGNAL_STATUSES = { hidden: "hidden", active: "active" } as const;
 
 /** 08 §11: sets one signal's status and returns it (no row: no such signal). */
 export function setSignalStatusStatement(signalId: string, status: keyof typeof SIGNAL_STATUSES): Statement {
