@@ -28,6 +28,12 @@ export interface McpRequestInfo {
   toolArguments: unknown;
   /** `resources/read` only: `magnt://profile` or `unknown`. */
   resourceLabel: ResourceNameLabel | null;
+  /**
+   * The body as `JSON.parse` read it (any JSON value), or undefined when it is
+   * not JSON. Handed to the SDK as its `parsedBody`, so the body is decoded and
+   * parsed once per request, not again (after a `clone()`) inside the SDK.
+   */
+  parsedBody: unknown;
 }
 
 const EMPTY: McpRequestInfo = {
@@ -39,11 +45,12 @@ const EMPTY: McpRequestInfo = {
   toolName: null,
   toolArguments: undefined,
   resourceLabel: null,
+  parsedBody: undefined,
 };
 
 const decoder = new TextDecoder();
 
-/** Parses the buffered body once; a parse failure is left to the SDK (it answers 400). */
+/** Parses the buffered body once; a parse failure is left to the SDK (it reads the body itself and answers 400). */
 export function readMcpRequest(body: Uint8Array, headers: Headers): McpRequestInfo {
   const headerVersion = sanitizeText(headers.get("mcp-protocol-version"), EVENT_FIELD_MAX.mcp_protocol_version);
   let message: unknown;
@@ -53,7 +60,7 @@ export function readMcpRequest(body: Uint8Array, headers: Headers): McpRequestIn
     return { ...EMPTY, protocolVersion: headerVersion };
   }
   if (!isRecord(message) || typeof message.method !== "string") {
-    return { ...EMPTY, protocolVersion: headerVersion };
+    return { ...EMPTY, protocolVersion: headerVersion, parsedBody: message };
   }
 
   const method = message.method;
@@ -74,6 +81,7 @@ export function readMcpRequest(body: Uint8Array, headers: Headers): McpRequestIn
     toolName: method === "tools/call" && typeof params.name === "string" ? params.name : null,
     toolArguments: method === "tools/call" ? params.arguments : undefined,
     resourceLabel: method === "resources/read" ? (params.uri === PROFILE_RESOURCE_URI ? PROFILE_RESOURCE_URI : UNKNOWN_VALUE) : null,
+    parsedBody: message,
   };
 }
 

@@ -66,9 +66,17 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
     // is read from the response itself (01 §9.2), so there is nothing to add here.
     { legacy: "stateless", maxRequestBodySize: MAX_POST_BODY_BYTES, onerror: () => undefined },
   );
-  const sdkRequest = new Request(req.request.url, { method: "POST", headers: req.request.headers, body });
-  const sdkResponse =
-    serving.authInfo === undefined ? await handler.fetch(sdkRequest) : await handler.fetch(sdkRequest, { authInfo: serving.authInfo });
+  // The body is parsed once, above. Given it as `parsedBody`, the SDK reads nothing from the request's
+  // body (it neither clones the request nor decodes and parses the body again: the same text through the
+  // same decoder, so the same value), so the request goes in as it came, its body already buffered by the
+  // pipeline. Only a body that is not JSON is handed over in a copy, for the SDK to read and answer its
+  // own parse error as before.
+  const sdkRequest =
+    info.parsedBody !== undefined ? req.request : new Request(req.request.url, { method: "POST", headers: req.request.headers, body });
+  const sdkResponse = await handler.fetch(sdkRequest, {
+    ...(info.parsedBody !== undefined ? { parsedBody: info.parsedBody } : {}),
+    ...(serving.authInfo !== undefined ? { authInfo: serving.authInfo } : {}),
+  });
 
   const read = await readMcpResponse(sdkResponse, info.methodLabel, mcpAnswerHeaders(req.allowedOrigin));
   if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);
