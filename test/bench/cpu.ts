@@ -216,23 +216,52 @@ function threadCpuMs(): number {
 const CHILD_FLAG = "--single-threaded-gc";
 /** Where the child writes its rows (set by the parent). */
 const CHILD_ROWS = "MAGNT_BENCH_CPU_ROWS";
+/** Which heap the child was given (set by the parent): a key of `HEAPS`. */
+const CHILD_HEAP = "MAGNT_BENCH_CPU_HEAP";
 
-function runInChild(report: Report, outDir: string): void {
-  const rowsFile = join(outDir, "cpu-rows.json");
+/**
+ * The heaps the handler is measured in. `platform` is gated: a Worker's
+ * isolate may use 128 MB, and since October 2025 Workers let V8 size the young
+ * generation from that limit by its own heuristics (blog.cloudflare.com,
+ * "Unpacking Cloudflare Workers CPU Performance Benchmarks"), which is what
+ * `--max-heap-size=128` asks of V8 here (a 1 MB new space where Node's own
+ * default grows to 16 MB). `node` — Node's default heap, about 4 GB — is
+ * reported beside it, so the effect of the heap on the tail stays visible.
+ * Decision 200.
+ */
+const HEAPS = {
+  platform: { flags: ["--max-heap-size=128"], label: "", gated: true },
+  node: { flags: [], label: ", Node's default heap", gated: false },
+} as const;
+type Heap = keyof typeof HEAPS;
+
+function runInChild(report: Report, outDir: string, heap: Heap): void {
+  const rowsFile = join(outDir, `cpu-rows-${heap}.json`);
   rmSync(rowsFile, { force: true });
-  const args = [CHILD_FLAG, process.argv[1]!, "--only=cpu", ...(process.argv.includes("--quick") ? ["--quick"] : [])];
-  const child = spawnSync(process.execPath, args, { env: { ...process.env, [CHILD_ROWS]: rowsFile }, stdio: ["ignore", "ignore", "inherit"] });
+  const args = [CHILD_FLAG, ...HEAPS[heap].flags, process.argv[1]!, "--only=cpu", ...(process.argv.includes("--quick") ? ["--quick"] : [])];
+  const child = spawnSync(process.execPath, args, { env: { ...process.env, [CHILD_ROWS]: rowsFile, [CHILD_HEAP]: heap }, stdio: ["ignore", "ignore", "inherit"] });
   if (!existsSync(rowsFile)) throw new Error(`cpu bench: the measuring child wrote no rows (exit ${child.status ?? child.signal})`);
   const written = JSON.parse(readFileSync(rowsFile, "utf8")) as { rows: ReportRow[]; sections: { title: string; body: string }[] };
   report.rows.push(...written.rows);
   for (const section of written.sections) report.section(section.title, section.body);
 }
 
+function childHeap(): Heap {
+  const heap = process.env[CHILD_HEAP];
+  if (heap === "platform" || heap === "node") return heap;
+  throw new Error(`cpu bench: the measuring child was started without ${CHILD_HEAP}`);
+}
+
 const BINDINGS = { PUBLIC_ORIGIN: "https://magnt.ru", ALLOWED_HOSTS: "magnt.ru", SITE_ORIGIN: "" };
 const CTX = { waitUntil: () => undefined, passThroughOnException: () => undefined };
 
 export async function benchCpu(report: Report, options: CpuOptions): Promise<void> {
-  if (!process.execArgv.includes(CHILD_FLAG)) return runInChild(report, options.outDir);
+  if (!process.execArgv.includes(CHILD_FLAG)) {
+    for (const heap of Object.keys(HEAPS) as Heap[]) runInChild(report, options.outDir, heap);
+    report.section("Method: CPU per request", METHOD);
+    return;
+  }
+  const heap = HEAPS[childHeap()];
   const iterations = options.iterations ?? 400;
   const door = await buildDoor(options.root, options.outDir);
   const limiter = { limit: async () => ({ success: true }) };
@@ -263,12 +292,19 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
         (stored.CONTACTS as StandInD1).tables.clear();
       }
       const p99 = percentile(samples, 99);
-      report.record(
-        { benchmark: BENCH, measurement: `${item.tool}: ${item.input}, CPU p99 of ${iterations}`, value: p99, unit: "ms", budget: `≤ ${GATE_MS}`, kind: "gate" },
-        p99 <= GATE_MS,
-        { target: { budget: `≤ ${TARGET_MS}`, met: p99 <= TARGET_MS }, detail: `p50 ${median(samples).toFixed(3)} ms, max ${Math.max(...samples).toFixed(3)} ms` },
-      );
+      const measurement = `${item.tool}: ${item.input}, CPU p99 of ${iterations}${heap.label}`;
+      const detail = `p50 ${median(samples).toFixed(3)} ms, max ${Math.max(...samples).toFixed(3)} ms`;
+      if (heap.gated) {
+        report.record(
+          { benchmark: BENCH, measurement, value: p99, unit: "ms", budget: `≤ ${GATE_MS}`, kind: "gate" },
+          p99 <= GATE_MS,
+          { target: { budget: `≤ ${TARGET_MS}`, met: p99 <= TARGET_MS }, detail },
+        );
+      } else {
+        report.record({ benchmark: BENCH, measurement, value: p99, unit: "ms", budget: "reported", kind: "info" }, true, { detail });
+      }
     }
+    if (!heap.gated) return;
     // Rows from before 0008: the first search of an isolate tokenises each once, later ones find them cached.
     const legacyRows = windowRows(false);
     const searchCase = cases().find((item) => item.tool === "search_shared_experience")!;
@@ -294,10 +330,9 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
     );
   } finally {
     console.log = log;
+    const rowsFile = process.env[CHILD_ROWS];
+    if (rowsFile !== undefined) writeFileSync(rowsFile, JSON.stringify({ rows: report.rows, sections: report.sections }));
   }
-  report.section("Method: CPU per request", METHOD);
-  const rowsFile = process.env[CHILD_ROWS];
-  if (rowsFile !== undefined) writeFileSync(rowsFile, JSON.stringify({ rows: report.rows, sections: report.sections }));
 }
 
 const METHOD = `The monolith is bundled as Wrangler bundles it (Workers conditions) and its \`fetch\` is called in process (a child of
@@ -305,7 +340,11 @@ the bench); D1 and the rate limiter are in-memory stand-ins that answer at once 
 request, as the binding decodes D1's answer). The measuring runs in a child process with V8's GC threads off
 (\`--single-threaded-gc\`), so a request's figure — the process's CPU time from the call until the body is read — includes the
 collections it caused and nothing of other requests': what the platform bills against its limit (10 ms on the free plan);
-waiting on D1 is not CPU there either, and D1's own work is not counted. Worst inputs: every field at its
+waiting on D1 is not CPU there either, and D1's own work is not counted. The gated rows are measured in the heap of a Worker's
+isolate: 128 MB (\`--max-heap-size=128\`), V8 sizing the young generation from it, as Workers do since October 2025 (a 1 MB new
+space). The rows marked "Node's default heap" repeat the measuring in Node's own default (about 4 GB, a new space that grows to
+16 MB), where collections are rarer but each costs more; they are reported, not gated (decision 200). The bench's own objects
+(the report, the stand-ins' rows) share the measured heap, so it holds somewhat more than the door's would. Worst inputs: every field at its
 limit, in Cyrillic words that never repeat (two-byte text; 800 distinct tokens in a 4000-character task); the search over 100
 such candidates, each with the token list stored at contribution (03 §5.6). 50 unmeasured requests, then the measured ones; p99
 gated at ${GATE_MS} ms, target ${TARGET_MS} ms. The two reported search rows show rows from before migration 0008: the first search of an

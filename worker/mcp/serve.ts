@@ -4,16 +4,17 @@
  * today, the owner server of 06 next).
  *
  * Before: read the allow-listed request labels for telemetry and, for a known
- * tool, run the validation diagnostics with the tool's own schema. During: a
- * handler built for this request only, whose server factory closes over this
- * request's context (the SDK's factory is not given `env`). After: read the
- * answer when it is known to end, to record the outcome (01 §9.2).
+ * tool, run the validation diagnostics with the tool's own schema. During: the
+ * isolate's one SDK handler, whose factory builds this request's server from a
+ * factory that closes over this request's context (the SDK's factory is given
+ * the request, not `env`). After: read the answer when it is known to end, to
+ * record the outcome (01 §9.2).
  *
  * Threat model: the body is visitor-controlled. Only sanitised labels reach
  * telemetry; arguments go to the SDK untouched and are never logged; a tool's
  * own outcome is recorded through a listener, never by parsing its text.
  */
-import { createMcpHandler, preloadSchemas, type AuthInfo, type McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, preloadSchemas, type AuthInfo, type McpHttpHandler, type McpServer } from "@modelcontextprotocol/server";
 import { MAX_POST_BODY_BYTES } from "../contracts/limits";
 import { TOOL_RESULT_INVALID_ARGUMENTS, TOOL_RESULT_UNCLASSIFIED, toolNameLabel, UNKNOWN_VALUE } from "../contracts/events";
 import type { DoorRequest } from "../edge/pipeline";
@@ -26,6 +27,37 @@ import { readMcpResponse } from "./response-reading";
 // What the SDK's workerd shim did before worker/mcp/sdk-shims.ts replaced it: build
 // the SDK's wire schemas while the isolate warms up, not inside a billed request.
 preloadSchemas();
+
+const HANDLER_OPTIONS = {
+  legacy: "stateless",
+  maxRequestBodySize: MAX_POST_BODY_BYTES,
+  // onerror only reports rejections the response already carries; the outcome
+  // is read from the response itself (01 §9.2), so there is nothing to add here.
+  onerror: () => undefined,
+} as const;
+
+/** Each request's server factory, found again by the request the SDK hands its factory (`requestInfo`). */
+const factories = new WeakMap<Request, () => McpServer>();
+let shared: McpHttpHandler | undefined;
+
+/**
+ * One SDK handler per isolate, as the SDK is meant to be used (one
+ * `createMcpHandler`, a fresh server per request from its factory): building a
+ * handler per request built its event bus, listen router and closures again on
+ * every request (issue 21). The factory is given the request being served, so
+ * it finds that request's own server factory, which closes over the request's
+ * context (`env`, the client, the outcome listener). Built on first use, not at
+ * module load, so nothing runs in the Worker's global scope.
+ */
+function sharedHandler(): McpHttpHandler {
+  shared ??= createMcpHandler(({ requestInfo }) => {
+    const factory = requestInfo === undefined ? undefined : factories.get(requestInfo);
+    // A bug, never a visitor's doing: the SDK answers it as its fixed 500.
+    if (factory === undefined) throw new Error("serveMcp: the SDK served a request without a registered server factory");
+    return factory();
+  }, HANDLER_OPTIONS);
+  return shared;
+}
 
 /** Called once per tool call with what the tool returned, so the wrapper can record it. */
 export type ToolOutcomeListener = (outcome: ToolOutcome) => void;
@@ -60,19 +92,23 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   if (diagnostics) req.telemetry.annotate(diagnostics);
 
   const recorded: { tool?: ToolOutcome } = {};
-  const handler = createMcpHandler(
-    () => serving.createServer(info, (outcome) => (recorded.tool = outcome)),
-    // onerror only reports rejections the response already carries; the outcome
-    // is read from the response itself (01 §9.2), so there is nothing to add here.
-    { legacy: "stateless", maxRequestBodySize: MAX_POST_BODY_BYTES, onerror: () => undefined },
-  );
+  const createServer = () => serving.createServer(info, (outcome) => (recorded.tool = outcome));
   // The body is parsed once, above. Given it as `parsedBody`, the SDK reads nothing from the request's
   // body (it neither clones the request nor decodes and parses the body again: the same text through the
   // same decoder, so the same value), so the request goes in as it came, its body already buffered by the
-  // pipeline. Only a body that is not JSON is handed over in a copy, for the SDK to read and answer its
-  // own parse error as before.
-  const sdkRequest =
-    info.parsedBody !== undefined ? req.request : new Request(req.request.url, { method: "POST", headers: req.request.headers, body });
+  // pipeline, and the shared handler's factory finds this request's server by it. Only a body that is not
+  // JSON goes in a copy, to a handler of its own (the SDK reads the copy through a clone of it, which no
+  // lookup could find), for the SDK to answer its own parse error as before.
+  let handler: McpHttpHandler;
+  let sdkRequest: Request;
+  if (info.parsedBody !== undefined) {
+    handler = sharedHandler();
+    sdkRequest = req.request;
+    factories.set(sdkRequest, createServer);
+  } else {
+    handler = createMcpHandler(createServer, HANDLER_OPTIONS);
+    sdkRequest = new Request(req.request.url, { method: "POST", headers: req.request.headers, body });
+  }
   const sdkResponse = await handler.fetch(sdkRequest, {
     ...(info.parsedBody !== undefined ? { parsedBody: info.parsedBody } : {}),
     ...(serving.authInfo !== undefined ? { authInfo: serving.authInfo } : {}),
