@@ -192,7 +192,7 @@ describe("tokeniser equals its plain definition (property)", () => {
    * another tokenizer version (here a wrong list, which must be ignored) — mixed
    * in one window, matched directly and after the search's `withTokens`.
    */
-  it("stored, missing and other-version token lists match exactly as the plain definition", () => {
+  it("stored (with or without the text), missing and other-version token lists match exactly as the plain definition", () => {
     const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
     const storage = fc.constantFrom("current", "null", "other-version");
     fc.assert(
@@ -209,6 +209,9 @@ describe("tokeniser equals its plain definition (property)", () => {
         const expected = referenceMatches(query, candidates);
         expect(findMatches(query, candidates).map((match) => match.signal_id)).toEqual(expected);
         expect(findMatches(query, withTokens(candidates)).map((match) => match.signal_id)).toEqual(expected);
+        // As the search window hands them over (03 §4): a row with a current list comes without its text.
+        const asWindow = candidates.map((candidate, index) => (rows[index]![1] === "current" ? { ...candidate, goal: null, blocker: null, tried: null } : candidate));
+        expect(findMatches(query, withTokens(asWindow)).map((match) => match.signal_id)).toEqual(expected);
       }),
       { numRuns: 500 },
     );

@@ -13,6 +13,7 @@ import { assertNoCanaryInTelemetry, Canaries } from "../helpers/privacy";
 import { contribute, search, seedSignal, uniqueWord, type Structured } from "../helpers/signals";
 import { fakeRateLimiter, faultyD1 } from "../fakes/faulty-d1";
 import { SEARCH_WINDOW_SQL } from "../../worker/storage/signals/sql";
+import { TOKENIZER_VERSION } from "../../worker/signals/tokenize";
 
 const MATCH_KEYS = ["signal_id", "goal", "blocker", "tried", "learned"];
 
@@ -112,14 +113,27 @@ describe("cohorts, hiding and the window (03 §3–§4)", () => {
     await env.CONTACTS!.prepare(`DELETE FROM task_signals WHERE signal_id IN (${fillers.map(() => "?").join(",")})`).bind(...fillers).run();
   });
 
-  it("binds only the cohort flag and the window size to the candidate query", async () => {
+  it("binds only the cohort flag, the window size and the tokenizer version to the candidate query", async () => {
     const recorder = faultyD1(env.CONTACTS!, {});
     const canaries = new Canaries();
     await search({ goal: canaries.make("goal"), blocker: canaries.make("blocker"), is_test: true }, { overrides: { CONTACTS: recorder } });
     const selects = recorder.statements.filter((statement) => statement.sql.includes("FROM task_signals"));
-    expect(selects).toHaveLength(1);
-    expect(selects[0]!.params).toEqual([1, 100]);
+    expect(selects).toHaveLength(1); // nothing matched: the matches' texts are never read
+    expect(selects[0]!.params).toEqual([1, 100, TOKENIZER_VERSION]);
     for (const value of canaries.all()) expect(selects[0]!.sql).not.toContain(value);
+  });
+
+  it("reads the matches' texts by the ids the window returned, and binds nothing else", async () => {
+    const word = uniqueWord("texts");
+    await contribute({ goal: `deploy ${word} on the edge`, learned: "pin the date", is_test: true });
+    const recorder = faultyD1(env.CONTACTS!, {});
+    const found = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: recorder } });
+    expect(found.structured).toMatchObject({ status: "matches_found" });
+    const ids = (found.structured!.matches as { signal_id: string }[]).map((match) => match.signal_id);
+    const selects = recorder.statements.filter((statement) => statement.sql.includes("FROM task_signals"));
+    expect(selects).toHaveLength(2);
+    expect(selects[1]!.params).toEqual([1, ...ids]);
+    for (const statement of selects) expect(`${statement.sql} ${JSON.stringify(statement.params)}`).not.toContain(word);
   });
 });
 
@@ -195,6 +209,59 @@ describe("search storage errors (03 §6)", () => {
     expect(structured).toEqual({ status: "storage_error", message: expect.any(String) });
     expect(await countRows("observed_task_signals")).toBe(observed);
     expect(logs.events()[0]).toMatchObject({ tool_result: "storage_error", self_reported_test: false });
+  });
+
+  it("a failing read of the matches' texts → storage_error, never a no-match, no observation", async () => {
+    const word = uniqueWord("texts-fail");
+    await contribute({ goal: `deploy ${word} on the edge`, learned: "pin the date" });
+    const observed = await countRows("observed_task_signals");
+    const faulty = faultyD1(env.CONTACTS!, { failWhen: /^SELECT signal_id, goal, blocker, tried, learned FROM task_signals/ });
+    const logs = captureConsole();
+    const { structured, result } = await search({ goal: `deploy ${word}` }, { overrides: { CONTACTS: faulty } });
+    expect(result!.isError).toBe(true);
+    expect(structured).toEqual({ status: "storage_error", message: expect.any(String) });
+    expect(faulty.statements.filter((statement) => statement.sql.includes("FROM task_signals"))).toHaveLength(2);
+    expect(await countRows("observed_task_signals")).toBe(observed);
+    expect(logs.events()[0]).toMatchObject({ tool_result: "storage_error", self_reported_test: false });
+  });
+
+  it("leaves out a match hidden between the window and the read of its text", async () => {
+    const word = uniqueWord("hidden-between");
+    const first = await contribute({ goal: `deploy ${word} on the edge`, learned: "first" });
+    await contribute({ goal: `deploy ${word} at the edge`, learned: "second" });
+    const hideId = first.structured!.signal_id as string;
+    // Hide the first signal the moment the window has been read, before the matches' texts are.
+    const base = env.CONTACTS!;
+    const hiding = {
+      prepare: (sql: string) => base.prepare(sql),
+      batch: (statements: D1PreparedStatement[]) => base.batch(statements),
+      withSession: (constraint: string) => {
+        const session = base.withSession(constraint as D1SessionConstraint);
+        return {
+          prepare: (sql: string) => {
+            const statement = session.prepare(sql);
+            if (!sql.includes("LEFT JOIN task_signal_tokens")) return statement;
+            return {
+              bind: (...params: unknown[]) => {
+                const bound = statement.bind(...params);
+                return {
+                  all: async () => {
+                    const window = await bound.all();
+                    await base.prepare("UPDATE task_signals SET status = 'hidden' WHERE signal_id = ?").bind(hideId).run();
+                    return window;
+                  },
+                };
+              },
+            };
+          },
+          batch: (statements: D1PreparedStatement[]) => session.batch(statements),
+          getBookmark: () => session.getBookmark(),
+        };
+      },
+    } as unknown as D1Database;
+    const found = await search({ goal: `deploy ${word}` }, { overrides: { CONTACTS: hiding } });
+    expect(found.structured).toMatchObject({ status: "matches_found", matches_count: 1 });
+    expect((found.structured!.matches as { signal_id: string; learned: string }[]).map((match) => match.learned)).toEqual(["second"]);
   });
 });
 
@@ -442,7 +509,12 @@ describe("reads a replica may serve (09 §5.2)", () => {
     const { binding, primary, sessions } = recordingBinding();
     const found = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: binding } });
     expect(found.structured).toMatchObject({ status: "matches_found" });
-    expect(sessions).toEqual([{ constraint: "first-unconstrained", sql: [SEARCH_WINDOW_SQL] }]);
+    // Both reads of the search in one session: the window, then the matches' texts.
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.constraint).toBe("first-unconstrained");
+    expect(sessions[0]!.sql).toHaveLength(2);
+    expect(sessions[0]!.sql[0]).toBe(SEARCH_WINDOW_SQL);
+    expect(sessions[0]!.sql[1]).toMatch(/^SELECT signal_id, goal, blocker, tried, learned FROM task_signals\s+WHERE status = 'active'/);
     expect(primary.some((sql) => sql.includes("FROM task_signals"))).toBe(false);
     expect(primary.some((sql) => /INSERT INTO observed_task_signals/.test(sql))).toBe(true);
   });

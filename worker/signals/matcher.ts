@@ -5,7 +5,7 @@
  */
 import { SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { STOP_WORDS } from "./stopwords";
-import { forEachWord, isDroppedAsShort, taskText, taskTokens, TOKENIZER_VERSION, type TaskText } from "./tokenize";
+import { forEachWord, isDroppedAsShort, taskText, taskTokens, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
 
 /** Jaccard ≥ 15/100. */
 const THRESHOLD_NUMERATOR = 15;
@@ -18,9 +18,10 @@ const SPACE = 0x20;
 /**
  * A candidate, with the token list stored when it was contributed (03 §5.6)
  * when there is one. A list of another tokenizer version, or none (a row from
- * before migration 0008), means the candidate's text is tokenised here.
+ * before migration 0008), means the candidate's text is tokenised here; a
+ * candidate with a current list may come without its text (03 §4).
  */
-export interface MatchCandidate extends TaskText {
+export interface MatchCandidate extends CandidateText {
   readonly tokens?: string | null;
   readonly tokenizer_version?: number | null;
 }

@@ -12,7 +12,7 @@ import { withTokens } from "./candidate-tokens";
 import { findMatches } from "./matcher";
 import { observeSearchedTask } from "./observe-task";
 import { searchInputSchema } from "./schemas";
-import { readSearchWindow, type SignalRow } from "./signal-store";
+import { openSignalSearch, type SignalMatchRow } from "./signal-store";
 
 const TEXTS = {
   noticeMatches:
@@ -27,8 +27,24 @@ const TEXTS = {
 const WINDOW = { candidates_max: SEARCH_CANDIDATES_MAX, results_max: SEARCH_RESULTS_MAX } as const;
 
 /** Only these columns of a match are ever returned: no timestamps, hashes, ids or row status. */
-function publicMatch(row: SignalRow) {
+function publicMatch(row: SignalMatchRow) {
   return { signal_id: row.signal_id, goal: row.goal, blocker: row.blocker, tried: row.tried, learned: row.learned };
+}
+
+/** The matches' texts in the matcher's order; a match hidden since the window was read is left out. */
+function inMatchOrder(matched: readonly { signal_id: string }[], texts: readonly SignalMatchRow[]) {
+  const byId = new Map(texts.map((row) => [row.signal_id, row]));
+  return matched.flatMap((candidate) => {
+    const row = byId.get(candidate.signal_id);
+    return row === undefined ? [] : [publicMatch(row)];
+  });
+}
+
+function storageError(isTest: boolean) {
+  return failure(
+    { status: SEARCH_STATUS.storageError, message: TEXTS.storageError },
+    { tool_result: "storage_error", self_reported_test: isTest },
+  );
 }
 
 export const searchTool = defineTool({
@@ -49,15 +65,16 @@ export const searchTool = defineTool({
     const db = ctx.env.CONTACTS;
     // A missing binding or an unreadable corpus is storage_error, never a no-match,
     // and no observation is attempted then (03 §6).
-    const window = db ? await readSearchWindow(db, isTest) : null;
-    if (!db || window?.kind !== "read") {
-      return failure(
-        { status: SEARCH_STATUS.storageError, message: TEXTS.storageError },
-        { tool_result: "storage_error", self_reported_test: isTest },
-      );
-    }
+    if (!db) return storageError(isTest);
+    const search = openSignalSearch(db, isTest);
+    const window = await search.window();
+    if (window.kind !== "read") return storageError(isTest);
 
-    const matches = findMatches(input, withTokens(window.rows)).map(publicMatch);
+    // Matched on token lists alone; only the matches' texts are read, in the same session (03 §4).
+    const matched = findMatches(input, withTokens(window.rows));
+    const texts = matched.length === 0 ? ({ kind: "read", rows: [] } as const) : await search.matches(matched.map((row) => row.signal_id));
+    if (texts.kind !== "read") return storageError(isTest);
+    const matches = inMatchOrder(matched, texts.rows);
     const observed = await observeSearchedTask(db, input, {
       controlledTest: ctx.controlledTest,
       checkPublicWrite: ctx.checkPublicWrite,

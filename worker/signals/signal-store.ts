@@ -1,26 +1,41 @@
 /**
- * The corpus `task_signals` as the signals tools use it (03 §4, §8): the
- * search window and write-once contributions. The SQL is the `signals` storage
+ * The corpus `task_signals` as the signals tools use it (03 §4, §8): a
+ * search's two reads and write-once contributions. The SQL is the `signals` storage
  * group's (`storage/signals/`); this module decides the canonical row and
  * turns a storage fault into a value.
  */
 import { SEARCH_CANDIDATES_MAX } from "../contracts/limits";
 import { onStorageError } from "../storage/failure";
-import { searchWindow, storeSignal, type SignalRow, type StoredSignalRow } from "../storage/signals/store";
+import { searchReads, storeSignal, type SignalCandidateRow, type SignalMatchRow, type StoredSignalRow } from "../storage/signals/store";
 import type { WriteOnceResult } from "../storage/write-once";
 import { sha256Hex } from "../lib/hash";
 import { newSignalId, newSubmissionId, nowIso } from "../storage/ids";
 import type { ContributeInput } from "./schemas";
 import { storedTokens, TOKENIZER_VERSION } from "./tokenize";
 
-export type { SignalRow } from "../storage/signals/store";
+export type { SignalCandidateRow, SignalMatchRow } from "../storage/signals/store";
 
-type SearchWindow = { readonly kind: "read"; readonly rows: SignalRow[] } | { readonly kind: "unreadable" };
+type Read<Rows> = { readonly kind: "read"; readonly rows: Rows } | { readonly kind: "unreadable" };
 
-/** The latest active rows of one cohort, newest first; a storage fault is a value, never an empty window (03 §6). */
-export function readSearchWindow(db: D1Database, isTest: boolean): Promise<SearchWindow> {
+/** One search's two reads (03 §4); a storage fault is a value, never an empty window or no match (03 §6). */
+export interface SignalSearch {
+  /** The latest active rows of the cohort, newest first: token lists, and text only where no current list is stored. */
+  window(): Promise<Read<SignalCandidateRow[]>>;
+  /** The returnable columns of the matched rows still active, in no particular order. */
+  matches(signalIds: readonly string[]): Promise<Read<SignalMatchRow[]>>;
+}
+
+export function openSignalSearch(db: D1Database, isTest: boolean): SignalSearch {
+  const reads = searchReads(db);
+  return {
+    window: () => readOrUnreadable(() => reads.window(isTest, SEARCH_CANDIDATES_MAX, TOKENIZER_VERSION)),
+    matches: (signalIds) => readOrUnreadable(() => reads.matches(isTest, signalIds)),
+  };
+}
+
+function readOrUnreadable<Rows>(read: () => Promise<Rows>): Promise<Read<Rows>> {
   return onStorageError(
-    async () => ({ kind: "read", rows: await searchWindow(db, isTest, SEARCH_CANDIDATES_MAX) }) as const,
+    async () => ({ kind: "read", rows: await read() }) as const,
     () => ({ kind: "unreadable" }) as const,
   );
 }

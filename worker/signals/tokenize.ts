@@ -24,13 +24,23 @@ const TOKEN_CHARACTER = /^[\p{L}\p{M}\p{N}]$/u;
 const MIN_CODE_POINTS = 3;
 const CYRILLIC_THOUSANDS_SIGN = 0x0482; // the one symbol (So) in the Cyrillic block
 
+/**
+ * A task's text as a search candidate carries it: a candidate matched on its
+ * stored list comes without its text (03 §4), so every field may be absent.
+ */
+export interface CandidateText {
+  readonly goal?: string | null;
+  readonly blocker?: string | null;
+  readonly tried?: string | null;
+}
+
 /** Rule 1: goal, blocker and tried joined by one space (absent ones skipped). */
-export function taskText(task: TaskText): string {
+export function taskText(task: CandidateText): string {
   const parts = [task.goal, task.blocker, task.tried].filter((part): part is string => typeof part === "string");
   return parts.join(" ");
 }
 
-export function taskTokens(task: TaskText): Set<string> {
+export function taskTokens(task: CandidateText): Set<string> {
   return tokenSet(taskText(task));
 }
 
@@ -48,7 +58,7 @@ export const TOKENIZER_VERSION = 1;
  * rule 5). The empty string is the empty set. Sorted, so the matcher can
  * intersect it with the sorted query tokens in one pass without splitting it.
  */
-export function storedTokens(task: TaskText): string {
+export function storedTokens(task: CandidateText): string {
   return [...taskTokens(task)].sort().join(" ");
 }
 

@@ -5,16 +5,36 @@ import { writeOnce, type WriteOnceResult } from "../write-once";
 import {
   insertSignalStatement,
   insertSignalTokensStatement,
-  searchWindowStatement, signalBySubmissionStatement, type SignalInsertRow, type SignalRow, type StoredSignalRow } from "./sql";
+  matchedSignalsStatement,
+  searchWindowStatement,
+  signalBySubmissionStatement,
+  type SignalCandidateRow,
+  type SignalInsertRow,
+  type SignalMatchRow,
+  type StoredSignalRow,
+} from "./sql";
 
-export type { SignalInsertRow, SignalRow, StoredSignalRow } from "./sql";
+export type { SignalCandidateRow, SignalInsertRow, SignalMatchRow, StoredSignalRow } from "./sql";
+
+/** One search's reads (03 §4): the window, then the texts of its matches. */
+export interface SearchReads {
+  /** The latest `size` active rows of one cohort, newest first, with the text only where no list of `tokenizerVersion` is stored. */
+  window(isTest: boolean, size: number, tokenizerVersion: number): Promise<SignalCandidateRow[]>;
+  /** The returnable columns of the given rows, if still active in that cohort. */
+  matches(isTest: boolean, signalIds: readonly string[]): Promise<SignalMatchRow[]>;
+}
 
 /**
- * The latest `size` active rows of one cohort, newest first. A read replica may
- * serve it (09 §5.2): a contribution seconds old missing from one search is acceptable.
+ * A search's reads, in one session that a read replica may serve (09 §5.2): a
+ * contribution seconds old missing from one search is acceptable, and one
+ * session means the second read never sees an older corpus than the first.
  */
-export function searchWindow(db: D1Database, isTest: boolean, size: number): Promise<SignalRow[]> {
-  return all<SignalRow>(replicaReader(db), searchWindowStatement(isTest, size));
+export function searchReads(db: D1Database): SearchReads {
+  const reader = replicaReader(db);
+  return {
+    window: (isTest, size, tokenizerVersion) => all<SignalCandidateRow>(reader, searchWindowStatement(isTest, size, tokenizerVersion)),
+    matches: (isTest, signalIds) => all<SignalMatchRow>(reader, matchedSignalsStatement(isTest, signalIds)),
+  };
 }
 
 /**
