@@ -33,7 +33,7 @@ import { join } from "node:path";
 import { loadavg } from "node:os";
 import { build } from "esbuild";
 import { FIELD_NAMES } from "../../cli/commands/metrics/fields";
-import { formatRatio, median, summariseRatios } from "./stats";
+import { formatSpread, median, summariseRatios } from "./stats";
 
 export interface BenchRow {
   benchmark: string;
@@ -507,7 +507,7 @@ export async function benchMetrics(record: RecordFn, options: MetricsBenchOption
     record({ benchmark: BENCH, measurement: `throughput, ${sizeLabel} NDJSON (API records)`, value: magntRate, unit: "MB/s", budget: "reported", kind: "info" }, true, { spread: rateSpread("magnt"), detail: `median of the rounds; blocks counted by the worker thread in each round: ${workerShares.join(", ")}` });
     record({ benchmark: BENCH, measurement: "bare split + JSON.parse loop", value: median(rates("bare")), unit: "MB/s", budget: "reported", kind: "info" }, true, { spread: rateSpread("bare") });
     const bare = ratios("bare");
-    record({ benchmark: BENCH, measurement: "throughput / bare loop", value: bare.median, unit: "×", budget: "≥ 1.0", kind: "gate" }, bare.median >= 1.0, { spread: formatRatio(bare) });
+    record({ benchmark: BENCH, measurement: "throughput / bare loop", value: bare.median, unit: "×", budget: "≥ 1.0", kind: "gate" }, bare.median >= 1.0, { spread: formatSpread(bare) });
     record({ benchmark: BENCH, measurement: `peak RSS, ${sizeLabel} input`, value: peakRss("magnt"), unit: "MB", budget: "≤ 150", kind: "gate" }, peakRss("magnt") <= 150, { detail: `highest of ${rounds} rounds` });
     record({ benchmark: BENCH, measurement: "peak RSS, bare loop (reference)", value: peakRss("bare"), unit: "MB", budget: "reported", kind: "info" }, true);
 
@@ -515,9 +515,9 @@ export async function benchMetrics(record: RecordFn, options: MetricsBenchOption
       const equivalent = ratios("duckdb-equivalent");
       const plain = ratios("duckdb-plain");
       record({ benchmark: BENCH, measurement: `DuckDB equivalent query (declared columns, dedupe, test exclusions), ${DUCKDB_THREADS} threads`, value: median(rates("duckdb-equivalent")), unit: "MB/s", budget: "reported", kind: "info" }, true, { spread: rateSpread("duckdb-equivalent"), detail: `peak RSS ${peakRss("duckdb-equivalent").toFixed(0)} MB; per-type counts equal the CLI's` });
-      record({ benchmark: BENCH, measurement: "throughput / DuckDB equivalent query", value: equivalent.median, unit: "×", budget: "≥ 1.0", kind: "gate" }, equivalent.median >= 1.0, { spread: formatRatio(equivalent) });
+      record({ benchmark: BENCH, measurement: "throughput / DuckDB equivalent query", value: equivalent.median, unit: "×", budget: "≥ 1.0", kind: "gate" }, equivalent.median >= 1.0, { spread: formatSpread(equivalent) });
       record({ benchmark: BENCH, measurement: `DuckDB read_ndjson_auto + group-by, ${DUCKDB_THREADS} threads`, value: median(rates("duckdb-plain")), unit: "MB/s", budget: "reported", kind: "info" }, true, { spread: rateSpread("duckdb-plain"), detail: `peak RSS ${peakRss("duckdb-plain").toFixed(0)} MB` });
-      record({ benchmark: BENCH, measurement: "throughput / DuckDB read_ndjson_auto", value: plain.median, unit: "×", budget: "≥ 1.0", kind: "target" }, plain.median >= 1.0, { spread: formatRatio(plain) });
+      record({ benchmark: BENCH, measurement: "throughput / DuckDB read_ndjson_auto", value: plain.median, unit: "×", budget: "≥ 1.0", kind: "target" }, plain.median >= 1.0, { spread: formatSpread(plain) });
     } else {
       // A dev dependency: missing means the install is broken, which must not pass as "not measured".
       record({ benchmark: BENCH, measurement: `throughput / DuckDB equivalent query (@duckdb/node-api did not load: ${duckdb.error})`, value: null, unit: "×", budget: "≥ 1.0", kind: "gate" }, false);
@@ -526,7 +526,7 @@ export async function benchMetrics(record: RecordFn, options: MetricsBenchOption
     if (hasJq) {
       const jq = ratios("jq");
       record({ benchmark: BENCH, measurement: "jq (10 §6 filter)", value: median(rates("jq")), unit: "MB/s", budget: "reported", kind: "info" }, true, { spread: rateSpread("jq") });
-      record({ benchmark: BENCH, measurement: "throughput / jq", value: jq.median, unit: "×", budget: "≥ 3", kind: "gate" }, jq.median >= 3, { spread: formatRatio(jq) });
+      record({ benchmark: BENCH, measurement: "throughput / jq", value: jq.median, unit: "×", budget: "≥ 3", kind: "gate" }, jq.median >= 3, { spread: formatSpread(jq) });
     } else {
       record({ benchmark: BENCH, measurement: "throughput / jq (jq not installed)", value: null, unit: "×", budget: "≥ 3", kind: "gate" }, null);
     }

@@ -27,7 +27,7 @@ import type { Report } from "./report";
 import { wranglerAliases } from "../helpers/bundle";
 import { benchColdStart } from "./cold-start";
 import { readToolAnswer, toolCall, toolsList, type McpRequest } from "./requests";
-import { formatRatio, median, percentile, summariseRatios } from "./stats";
+import { formatRatio, formatSpread, median, percentile, summariseRatios } from "./stats";
 
 const BENCH = "door overhead";
 /** Both gates (issue 14, then issue 21); the stricter decides, the budget column shows both. */
@@ -245,7 +245,7 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
             { benchmark: BENCH, measurement: `${pair.tool}, ${mode.label}: ${metric.label}`, value: summary.median, unit: "×", budget: GATES.map((gate) => `≤ ${gate}`).join(" and "), kind: "gate" },
             summary.median <= GATE,
             {
-              spread: `${summary.min.toFixed(2)}–${summary.max.toFixed(2)} over ${summary.rounds} rounds`,
+              spread: formatSpread(summary),
               detail: `door ${doorMedian.toFixed(digits)} ${metric.unit} / echo ${echoMedian.toFixed(digits)} ${metric.unit} (medians over rounds)`,
               target: { budget: `≤ ${TARGET.toFixed(1)}`, met: summary.median <= TARGET },
             },

@@ -32,7 +32,12 @@ export function summariseRatios(ratios: readonly number[]): RatioSummary {
   return { median: med, min: sorted[0]!, max: sorted[sorted.length - 1]!, rounds: sorted.length };
 }
 
-/** "0.93× (0.88–1.02, 8 rounds)". */
+/** A row's spread field: "0.88–1.02 over 8 rounds" (the value column already shows the median). */
+export function formatSpread(summary: RatioSummary): string {
+  return `${summary.min.toFixed(2)}–${summary.max.toFixed(2)} over ${summary.rounds} rounds`;
+}
+
+/** "0.93× (0.88–1.02, 8 rounds)", for a log line that shows the median too. */
 export function formatRatio(summary: RatioSummary): string {
   return `${summary.median.toFixed(2)}× (${summary.min.toFixed(2)}–${summary.max.toFixed(2)}, ${summary.rounds} rounds)`;
 }
