@@ -172,3 +172,34 @@ describe("magnt metrics (built CLI)", () => {
     expect(Object.keys(summary.mcp.by_method)).toEqual(["unknown", "(none)"]);
   });
 });
+
+describe("a reader that stops early (decision 202)", () => {
+  /** Runs the built CLI with its stdout's read end closed before it writes anything, as `| head` closes it after a line. */
+  function magntIntoClosedPipe(args: string[]): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [MAGNT_BIN, ...args], { cwd: REPO_ROOT, env: OFFLINE_ENV, stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`magnt ${args.join(" ")} did not finish\n${stderr}`));
+      }, 60_000);
+      child.on("error", reject);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr });
+      });
+    });
+  }
+
+  it.each([
+    ["the report", ["metrics", fixture("monolith.ndjson")]],
+    ["--json", ["metrics", fixture("monolith.ndjson"), "--json"]],
+    ["--help", ["metrics", "--help"]],
+  ])("%s into a closed pipe ends with exit 0 and no stack trace", async (_label, args) => {
+    const run = await magntIntoClosedPipe(args);
+    expect(run.stderr).not.toMatch(/EPIPE|at .*\(|Unhandled/);
+    expect(run.code, run.stderr).toBe(0);
+  });
+});
