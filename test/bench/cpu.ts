@@ -23,7 +23,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { bundleWorker } from "./overhead";
 import { wranglerAliases } from "../helpers/bundle";
 import { storedTokens, TOKENIZER_VERSION } from "../../worker/signals/tokenize";
-import { CONTACT_LIMITS, SIGNAL_LIMITS } from "../../worker/contracts/limits";
+import { CONTACT_LIMITS, SEARCH_WINDOW_INLINE_TEXT_MAX, SIGNAL_LIMITS } from "../../worker/contracts/limits";
 import type { Report, Row as ReportRow } from "./report";
 import { readToolAnswer, toolCall, toolsList, type McpRequest } from "./requests";
 import { median, percentile } from "./stats";
@@ -64,7 +64,7 @@ export function distinctWords(seed: number, length: number): string {
  */
 class StandInD1 {
   readonly tables = new Map<string, Row[]>();
-  /** The window as SEARCH_WINDOW_SQL returns it: the text only of a row without a current list. */
+  /** The window as SEARCH_WINDOW_SQL returns it: the text of a long row with a current list left out. */
   private readonly windowJson: string;
   /** Each row's returnable columns, as the matches' read returns them. */
   private readonly textJson = new Map<unknown, string>();
@@ -72,14 +72,16 @@ class StandInD1 {
   constructor(rows: readonly Row[]) {
     this.windowJson = JSON.stringify(
       rows.map((row) => {
-        const current = row.tokenizer_version === TOKENIZER_VERSION;
+        const length = [row.goal, row.blocker, row.tried, row.learned].reduce<number>((sum, field) => sum + (typeof field === "string" ? field.length : 0), 0);
+        const leftOut = row.tokenizer_version === TOKENIZER_VERSION && length > SEARCH_WINDOW_INLINE_TEXT_MAX;
         return {
           signal_id: row.signal_id,
           tokens: row.tokens,
           tokenizer_version: row.tokenizer_version,
-          goal: current ? null : row.goal,
-          blocker: current ? null : row.blocker,
-          tried: current ? null : row.tried,
+          goal: leftOut ? null : row.goal,
+          blocker: leftOut ? null : row.blocker,
+          tried: leftOut ? null : row.tried,
+          learned: leftOut ? null : row.learned,
         };
       }),
     );

@@ -6,14 +6,16 @@
  * - `echo_search` does the storage work of a search and nothing else — the
  *   same window query over the same 100 seeded signals and one insert of the
  *   searched task, in its own migrated D1 (`ECHO_DB`) — so the search's ratio
- *   measures the door's overhead (guards, validation, matching, telemetry,
- *   and the read of its matches' texts when there are matches, 03 §4) rather
+ *   measures the door's overhead (guards, validation, matching, telemetry;
+ *   the seeded rows are short, so the door reads no texts after the window,
+ *   03 §4) rather
  *   than the cost of storage, which a storage-free echo never pays.
  */
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { SEARCH_WINDOW_SQL } from "../../worker/storage/signals/sql";
 import { TOKENIZER_VERSION } from "../../worker/signals/tokenize";
+import { SEARCH_WINDOW_INLINE_TEXT_MAX } from "../../worker/contracts/limits";
 
 interface EchoEnv {
   ECHO_DB?: D1Database;
@@ -37,7 +39,7 @@ function buildEchoServer(): McpServer {
   }));
   server.registerTool("echo_search", { inputSchema: z.strictObject({ goal: z.string() }) }, async (args) => {
     if (database === undefined) throw new Error("ECHO_DB is not bound");
-    const window = await database.prepare(SEARCH_WINDOW_SQL).bind(0, 100, TOKENIZER_VERSION).all();
+    const window = await database.prepare(SEARCH_WINDOW_SQL).bind(0, 100, TOKENIZER_VERSION, SEARCH_WINDOW_INLINE_TEXT_MAX).all();
     await database.prepare(OBSERVATION_SQL).bind(`ot_${crypto.randomUUID()}`, new Date().toISOString(), args.goal, null, null, 0).run();
     const result = { goal: args.goal, candidates: window.results.length };
     return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result };

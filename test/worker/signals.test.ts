@@ -14,6 +14,10 @@ import { contribute, search, seedSignal, uniqueWord, type Structured } from "../
 import { fakeRateLimiter, faultyD1 } from "../fakes/faulty-d1";
 import { SEARCH_WINDOW_SQL } from "../../worker/storage/signals/sql";
 import { TOKENIZER_VERSION } from "../../worker/signals/tokenize";
+import { SEARCH_WINDOW_INLINE_TEXT_MAX } from "../../worker/contracts/limits";
+
+/** A `learned` long enough that its row's text is left out of the search window (03 §4). */
+const LONG_LEARNED = "pin the compatibility date ".repeat(45).trim();
 
 const MATCH_KEYS = ["signal_id", "goal", "blocker", "tried", "learned"];
 
@@ -119,21 +123,32 @@ describe("cohorts, hiding and the window (03 §3–§4)", () => {
     await search({ goal: canaries.make("goal"), blocker: canaries.make("blocker"), is_test: true }, { overrides: { CONTACTS: recorder } });
     const selects = recorder.statements.filter((statement) => statement.sql.includes("FROM task_signals"));
     expect(selects).toHaveLength(1); // nothing matched: the matches' texts are never read
-    expect(selects[0]!.params).toEqual([1, 100, TOKENIZER_VERSION]);
+    expect(selects[0]!.params).toEqual([1, 100, TOKENIZER_VERSION, SEARCH_WINDOW_INLINE_TEXT_MAX]);
     for (const value of canaries.all()) expect(selects[0]!.sql).not.toContain(value);
   });
 
-  it("reads the matches' texts by the ids the window returned, and binds nothing else", async () => {
+  it("reads a long match's text by the id the window returned, and binds nothing else", async () => {
     const word = uniqueWord("texts");
+    await contribute({ goal: `deploy ${word} on the edge`, learned: LONG_LEARNED, is_test: true });
+    const recorder = faultyD1(env.CONTACTS!, {});
+    const found = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: recorder } });
+    expect(found.structured).toMatchObject({ status: "matches_found" });
+    const matches = found.structured!.matches as { signal_id: string; learned: string }[];
+    expect(matches[0]!.learned).toBe(LONG_LEARNED);
+    const selects = recorder.statements.filter((statement) => statement.sql.includes("FROM task_signals"));
+    expect(selects).toHaveLength(2);
+    expect(selects[1]!.params).toEqual([1, ...matches.map((match) => match.signal_id)]);
+    for (const statement of selects) expect(`${statement.sql} ${JSON.stringify(statement.params)}`).not.toContain(word);
+  });
+
+  it("answers a search over short rows from the window alone: one read", async () => {
+    const word = uniqueWord("short");
     await contribute({ goal: `deploy ${word} on the edge`, learned: "pin the date", is_test: true });
     const recorder = faultyD1(env.CONTACTS!, {});
     const found = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: recorder } });
     expect(found.structured).toMatchObject({ status: "matches_found" });
-    const ids = (found.structured!.matches as { signal_id: string }[]).map((match) => match.signal_id);
-    const selects = recorder.statements.filter((statement) => statement.sql.includes("FROM task_signals"));
-    expect(selects).toHaveLength(2);
-    expect(selects[1]!.params).toEqual([1, ...ids]);
-    for (const statement of selects) expect(`${statement.sql} ${JSON.stringify(statement.params)}`).not.toContain(word);
+    expect((found.structured!.matches as { learned: string }[])[0]!.learned).toBe("pin the date");
+    expect(recorder.statements.filter((statement) => statement.sql.includes("FROM task_signals"))).toHaveLength(1);
   });
 });
 
@@ -213,7 +228,7 @@ describe("search storage errors (03 §6)", () => {
 
   it("a failing read of the matches' texts → storage_error, never a no-match, no observation", async () => {
     const word = uniqueWord("texts-fail");
-    await contribute({ goal: `deploy ${word} on the edge`, learned: "pin the date" });
+    await contribute({ goal: `deploy ${word} on the edge`, learned: LONG_LEARNED });
     const observed = await countRows("observed_task_signals");
     const faulty = faultyD1(env.CONTACTS!, { failWhen: /^SELECT signal_id, goal, blocker, tried, learned FROM task_signals/ });
     const logs = captureConsole();
@@ -227,8 +242,8 @@ describe("search storage errors (03 §6)", () => {
 
   it("leaves out a match hidden between the window and the read of its text", async () => {
     const word = uniqueWord("hidden-between");
-    const first = await contribute({ goal: `deploy ${word} on the edge`, learned: "first" });
-    await contribute({ goal: `deploy ${word} at the edge`, learned: "second" });
+    const first = await contribute({ goal: `deploy ${word} on the edge`, learned: `first ${LONG_LEARNED}` });
+    await contribute({ goal: `deploy ${word} at the edge`, learned: `second ${LONG_LEARNED}` });
     const hideId = first.structured!.signal_id as string;
     // Hide the first signal the moment the window has been read, before the matches' texts are.
     const base = env.CONTACTS!;
@@ -261,7 +276,7 @@ describe("search storage errors (03 §6)", () => {
     } as unknown as D1Database;
     const found = await search({ goal: `deploy ${word}` }, { overrides: { CONTACTS: hiding } });
     expect(found.structured).toMatchObject({ status: "matches_found", matches_count: 1 });
-    expect((found.structured!.matches as { signal_id: string; learned: string }[]).map((match) => match.learned)).toEqual(["second"]);
+    expect((found.structured!.matches as { signal_id: string; learned: string }[]).map((match) => match.learned)).toEqual([`second ${LONG_LEARNED}`]);
   });
 });
 
@@ -509,14 +524,23 @@ describe("reads a replica may serve (09 §5.2)", () => {
     const { binding, primary, sessions } = recordingBinding();
     const found = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: binding } });
     expect(found.structured).toMatchObject({ status: "matches_found" });
-    // Both reads of the search in one session: the window, then the matches' texts.
+    expect(sessions).toEqual([{ constraint: "first-unconstrained", sql: [SEARCH_WINDOW_SQL] }]);
+    expect(primary.some((sql) => sql.includes("FROM task_signals"))).toBe(false);
+    expect(primary.some((sql) => /INSERT INTO observed_task_signals/.test(sql))).toBe(true);
+  });
+
+  it("a long match's text is read in the window's session, never on the primary", async () => {
+    const word = uniqueWord("replica-long");
+    await contribute({ goal: `deploy ${word} on the edge`, learned: LONG_LEARNED, is_test: true });
+    const { binding, primary, sessions } = recordingBinding();
+    const found = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: binding } });
+    expect(found.structured).toMatchObject({ status: "matches_found" });
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.constraint).toBe("first-unconstrained");
     expect(sessions[0]!.sql).toHaveLength(2);
     expect(sessions[0]!.sql[0]).toBe(SEARCH_WINDOW_SQL);
     expect(sessions[0]!.sql[1]).toMatch(/^SELECT signal_id, goal, blocker, tried, learned FROM task_signals\s+WHERE status = 'active'/);
     expect(primary.some((sql) => sql.includes("FROM task_signals"))).toBe(false);
-    expect(primary.some((sql) => /INSERT INTO observed_task_signals/.test(sql))).toBe(true);
   });
 
   it("no write, receipt read-back or outbox statement ever runs in a session", async () => {

@@ -25,6 +25,14 @@ export const SIGNAL_LIMITS = {
 /** The search window and result cap (03 §4, §5.2). */
 export const SEARCH_CANDIDATES_MAX = 100;
 export const SEARCH_RESULTS_MAX = 3;
+/**
+ * A window row whose four text fields hold more characters than this, and
+ * that has a current token list, comes without its text; the text is read
+ * only if it matches (03 §4). Realistic signals (about 500 characters) come
+ * whole, so their search stays one read; a window of 100 maximum-length
+ * signals (6 000 each) no longer decodes 600 000 characters per search.
+ */
+export const SEARCH_WINDOW_INLINE_TEXT_MAX = 1000;
 
 /** Telemetry string caps, in code points (01 §9.1–9.2). */
 export const EVENT_FIELD_MAX = {

@@ -12,7 +12,7 @@ import { withTokens } from "./candidate-tokens";
 import { findMatches } from "./matcher";
 import { observeSearchedTask } from "./observe-task";
 import { searchInputSchema } from "./schemas";
-import { openSignalSearch, type SignalMatchRow } from "./signal-store";
+import { openSignalSearch, type SignalCandidateRow, type SignalMatchRow } from "./signal-store";
 
 const TEXTS = {
   noticeMatches:
@@ -31,11 +31,16 @@ function publicMatch(row: SignalMatchRow) {
   return { signal_id: row.signal_id, goal: row.goal, blocker: row.blocker, tried: row.tried, learned: row.learned };
 }
 
-/** The matches' texts in the matcher's order; a match hidden since the window was read is left out. */
-function inMatchOrder(matched: readonly { signal_id: string }[], texts: readonly SignalMatchRow[]) {
+/** A match the window brought whole (its goal is never NULL then), or null when its text was left out. */
+function wholeRow(row: SignalCandidateRow): SignalMatchRow | null {
+  return row.goal === null ? null : { signal_id: row.signal_id, goal: row.goal, blocker: row.blocker, tried: row.tried, learned: row.learned };
+}
+
+/** The matches in the matcher's order, each whole from the window or from the texts read; a match hidden since the window was read is left out. */
+function inMatchOrder(matched: readonly SignalCandidateRow[], texts: readonly SignalMatchRow[]) {
   const byId = new Map(texts.map((row) => [row.signal_id, row]));
   return matched.flatMap((candidate) => {
-    const row = byId.get(candidate.signal_id);
+    const row = wholeRow(candidate) ?? byId.get(candidate.signal_id);
     return row === undefined ? [] : [publicMatch(row)];
   });
 }
@@ -70,9 +75,10 @@ export const searchTool = defineTool({
     const window = await search.window();
     if (window.kind !== "read") return storageError(isTest);
 
-    // Matched on token lists alone; only the matches' texts are read, in the same session (03 §4).
+    // Long rows come without their text; only the matches among them are read, in the same session (03 §4).
     const matched = findMatches(input, withTokens(window.rows));
-    const texts = matched.length === 0 ? ({ kind: "read", rows: [] } as const) : await search.matches(matched.map((row) => row.signal_id));
+    const leftOut = matched.filter((row) => wholeRow(row) === null).map((row) => row.signal_id);
+    const texts = leftOut.length === 0 ? ({ kind: "read", rows: [] } as const) : await search.matches(leftOut);
     if (texts.kind !== "read") return storageError(isTest);
     const matches = inMatchOrder(matched, texts.rows);
     const observed = await observeSearchedTask(db, input, {

@@ -4,7 +4,7 @@
  * group's (`storage/signals/`); this module decides the canonical row and
  * turns a storage fault into a value.
  */
-import { SEARCH_CANDIDATES_MAX } from "../contracts/limits";
+import { SEARCH_CANDIDATES_MAX, SEARCH_WINDOW_INLINE_TEXT_MAX } from "../contracts/limits";
 import { onStorageError } from "../storage/failure";
 import { searchReads, storeSignal, type SignalCandidateRow, type SignalMatchRow, type StoredSignalRow } from "../storage/signals/store";
 import type { WriteOnceResult } from "../storage/write-once";
@@ -19,16 +19,16 @@ type Read<Rows> = { readonly kind: "read"; readonly rows: Rows } | { readonly ki
 
 /** One search's two reads (03 §4); a storage fault is a value, never an empty window or no match (03 §6). */
 export interface SignalSearch {
-  /** The latest active rows of the cohort, newest first: token lists, and text only where no current list is stored. */
+  /** The latest active rows of the cohort, newest first: token lists, and the text of every row but the long ones with a current list. */
   window(): Promise<Read<SignalCandidateRow[]>>;
-  /** The returnable columns of the matched rows still active, in no particular order. */
+  /** The returnable columns of matched rows the window left the text out of, if still active, in no particular order. */
   matches(signalIds: readonly string[]): Promise<Read<SignalMatchRow[]>>;
 }
 
 export function openSignalSearch(db: D1Database, isTest: boolean): SignalSearch {
   const reads = searchReads(db);
   return {
-    window: () => readOrUnreadable(() => reads.window(isTest, SEARCH_CANDIDATES_MAX, TOKENIZER_VERSION)),
+    window: () => readOrUnreadable(() => reads.window(isTest, SEARCH_CANDIDATES_MAX, TOKENIZER_VERSION, SEARCH_WINDOW_INLINE_TEXT_MAX)),
     matches: (signalIds) => readOrUnreadable(() => reads.matches(isTest, signalIds)),
   };
 }

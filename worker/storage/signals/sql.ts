@@ -9,41 +9,44 @@
 import type { SqlStatement as Statement } from "../../contracts/sql-statement";
 
 /**
- * A candidate of the search window: what matching needs (03 §4, §5.6). The
- * text comes only with a row that has no token list of the current version,
- * for the isolate to tokenise; a row with one is matched on its list alone,
- * and its text is read only if it matches (`matchedSignalsStatement`).
+ * A candidate of the search window: what matching needs (03 §4, §5.6), and
+ * the returnable text of every row short enough to come with it. A long row
+ * with a current token list comes without its text: it is matched on its list
+ * alone, and its text is read only if it matches (`matchedSignalsStatement`).
  */
 export interface SignalCandidateRow {
   signal_id: string;
   /** The stored token list (0008; NULL for a row from before it): matched on, never returned. */
   tokens: string | null;
   tokenizer_version: number | null;
-  /** NULL exactly when the row's list is of the current version (then none of the three is read). */
+  /** NULL exactly when the text was left out (then all four are NULL); a stored goal is never NULL. */
   goal: string | null;
   blocker: string | null;
   tried: string | null;
+  learned: string | null;
 }
+
+/** Whether a window row's text is left out: a current list (?3) and more than ?4 characters of text. */
+const TEXT_LEFT_OUT = `(t.tokenizer_version = ?3 AND length(s.goal) + ifnull(length(s.blocker), 0) + ifnull(length(s.tried), 0) + ifnull(length(s.learned), 0) > ?4)`;
 
 /**
  * The candidate window of a search: ?1 the cohort flag, ?2 the window size, ?3
- * the current tokenizer version. Search text never reaches SQL, D1 logs or a
- * cache — matching happens in memory (03 §4), so only these three values are
- * bound. The text columns of a row with a current list are not read: for a
- * window of long signals they were most of what D1 sent and the isolate
- * decoded on every search (issue 21).
+ * the current tokenizer version, ?4 the most text a row brings with it. Search
+ * text never reaches SQL, D1 logs or a cache — matching happens in memory
+ * (03 §4), so only these four values are bound.
  */
 export const SEARCH_WINDOW_SQL = `SELECT s.signal_id, t.tokens, t.tokenizer_version,
-  CASE WHEN t.tokenizer_version = ?3 THEN NULL ELSE s.goal END AS goal,
-  CASE WHEN t.tokenizer_version = ?3 THEN NULL ELSE s.blocker END AS blocker,
-  CASE WHEN t.tokenizer_version = ?3 THEN NULL ELSE s.tried END AS tried
+  CASE WHEN ${TEXT_LEFT_OUT} THEN NULL ELSE s.goal END AS goal,
+  CASE WHEN ${TEXT_LEFT_OUT} THEN NULL ELSE s.blocker END AS blocker,
+  CASE WHEN ${TEXT_LEFT_OUT} THEN NULL ELSE s.tried END AS tried,
+  CASE WHEN ${TEXT_LEFT_OUT} THEN NULL ELSE s.learned END AS learned
 FROM task_signals s LEFT JOIN task_signal_tokens t ON t.signal_id = s.signal_id
 WHERE s.status = 'active' AND s.self_reported_test = ?1
 ORDER BY s.created_at DESC, s.signal_id DESC
 LIMIT ?2`;
 
-export function searchWindowStatement(isTest: boolean, size: number, tokenizerVersion: number): Statement {
-  return { sql: SEARCH_WINDOW_SQL, params: [isTest ? 1 : 0, size, tokenizerVersion] };
+export function searchWindowStatement(isTest: boolean, size: number, tokenizerVersion: number, inlineTextMax: number): Statement {
+  return { sql: SEARCH_WINDOW_SQL, params: [isTest ? 1 : 0, size, tokenizerVersion, inlineTextMax] };
 }
 
 /** The columns of a match that a search may return (03 §4): no timestamps, hashes or status. */
@@ -56,9 +59,10 @@ export interface SignalMatchRow {
 }
 
 /**
- * The texts of a search's matches (at most the result cap, ids the window
- * returned): still active and of the same cohort, so a signal hidden between
- * the two reads is not returned. Rows come in no particular order.
+ * The texts of a search's matches that the window left out (at most the
+ * result cap, ids the window returned): still active and of the same cohort,
+ * so a signal hidden between the two reads is not returned. Rows come in no
+ * particular order.
  */
 export function matchedSignalsStatement(isTest: boolean, signalIds: readonly string[]): Statement {
   return {

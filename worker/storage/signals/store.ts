@@ -18,8 +18,8 @@ export type { SignalCandidateRow, SignalInsertRow, SignalMatchRow, StoredSignalR
 
 /** One search's reads (03 §4): the window, then the texts of its matches. */
 export interface SearchReads {
-  /** The latest `size` active rows of one cohort, newest first, with the text only where no list of `tokenizerVersion` is stored. */
-  window(isTest: boolean, size: number, tokenizerVersion: number): Promise<SignalCandidateRow[]>;
+  /** The latest `size` active rows of one cohort, newest first; a row with a list of `tokenizerVersion` and more than `inlineTextMax` characters of text comes without it. */
+  window(isTest: boolean, size: number, tokenizerVersion: number, inlineTextMax: number): Promise<SignalCandidateRow[]>;
   /** The returnable columns of the given rows, if still active in that cohort. */
   matches(isTest: boolean, signalIds: readonly string[]): Promise<SignalMatchRow[]>;
 }
@@ -32,7 +32,8 @@ export interface SearchReads {
 export function searchReads(db: D1Database): SearchReads {
   const reader = replicaReader(db);
   return {
-    window: (isTest, size, tokenizerVersion) => all<SignalCandidateRow>(reader, searchWindowStatement(isTest, size, tokenizerVersion)),
+    window: (isTest, size, tokenizerVersion, inlineTextMax) =>
+      all<SignalCandidateRow>(reader, searchWindowStatement(isTest, size, tokenizerVersion, inlineTextMax)),
     matches: (isTest, signalIds) => all<SignalMatchRow>(reader, matchedSignalsStatement(isTest, signalIds)),
   };
 }
