@@ -1,37 +1,23 @@
 /**
  * CPU time per public request on its worst allowed input (issue 21, 10 §6):
- * the door's handler alone, in a child Node without V8's GC threads — the
- * monolith bundle built with the Workers conditions, its `fetch` called
- * directly, D1 and the rate limiter replaced by in-memory stand-ins that answer
- * at once. The CPU time around one request (until its body is read,
- * `threadCpuMs`) is what the request cost: what the platform bills against its limit (10 ms on the free
- * plan), since time waiting on D1 is not CPU there either. D1's own work is not
- * in it; decoding D1's answer is (the stand-in hands the rows over as JSON text
- * parsed per request, as the binding does).
- *
- * Worst inputs: every field at its limit (01 §5, 03 §2), in Cyrillic (two-byte
- * text, the NFKC check on every character) with distinct words (the most
- * tokens a field can hold); the search over a full window of 100 such
- * candidates, each with its stored token list (every row written since 0008).
- * p99 gated at 8 ms, target 5 ms. Rows from before 0008 are reported: the first
- * search of an isolate tokenises them once (candidate-tokens.ts).
+ * the door's handler alone — the monolith bundle built with the Workers
+ * conditions, its `fetch` called directly, D1 and the rate limiter replaced by
+ * in-memory stand-ins that answer at once — measured in a child Node of its own
+ * without V8's GC threads (`cpu-child.ts`, `cpu-measure.ts`). The CPU time
+ * around one request (until its body is read) is what the request cost: what
+ * the platform bills against its limit (10 ms on the free plan), since time
+ * waiting on D1 is not CPU there either. D1's own work is not in it; decoding
+ * D1's answer is (the stand-in hands the rows over as JSON text parsed per
+ * request, as the binding does).
  */
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { build } from "esbuild";
 import { bundleWorker } from "./overhead";
 import { wranglerAliases } from "../helpers/bundle";
-import { storedTokens, TOKENIZER_VERSION } from "../../worker/signals/tokenize";
-import { CONTACT_LIMITS, SEARCH_WINDOW_INLINE_TEXT_MAX, SIGNAL_LIMITS } from "../../worker/contracts/limits";
+import { GATE_MS, TARGET_MS } from "./cpu-measure";
 import type { Report, Row as ReportRow } from "./report";
-import { readToolAnswer, toolCall, toolsList, type McpRequest } from "./requests";
-import { median, percentile } from "./stats";
-
-const BENCH = "cpu per request";
-const GATE_MS = 8;
-const TARGET_MS = 5;
-const URL_MCP = "https://magnt.ru/mcp";
 
 export interface CpuOptions {
   root: string;
@@ -40,215 +26,8 @@ export interface CpuOptions {
   iterations?: number;
 }
 
-type Row = Record<string, unknown>;
-
-/**
- * Distinct words, `length` characters: Cyrillic letters counted in base 32,
- * four letters a word (none is a stop word: every stop word is a real word).
- */
-export function distinctWords(seed: number, length: number): string {
-  const letters = "абвгдежзийклмнопрстуфхцчшщъыьэюя";
-  let text = "";
-  for (let index = seed * 100_000; text.length < length; index += 1) {
-    let word = "";
-    for (let rest = index, place = 0; place < 4; place += 1, rest = Math.floor(rest / 32)) word += letters[rest % 32];
-    text += (text === "" ? "" : " ") + word;
-  }
-  return text.slice(0, length).trim();
-}
-
-/**
- * D1 as far as the public tools use it: inserts stored in memory, reads back
- * by `submission_id`, the search window answered from fixed rows. Any other
- * statement fails loudly, so a changed query cannot be measured by accident.
- */
-class StandInD1 {
-  readonly tables = new Map<string, Row[]>();
-  /** The window as SEARCH_WINDOW_SQL returns it: the text of a long row with a current list left out. */
-  private readonly windowJson: string;
-  /** Each row's returnable columns, as the matches' read returns them. */
-  private readonly textJson = new Map<unknown, string>();
-
-  constructor(rows: readonly Row[]) {
-    this.windowJson = JSON.stringify(
-      rows.map((row) => {
-        const length = [row.goal, row.blocker, row.tried, row.learned].reduce<number>((sum, field) => sum + (typeof field === "string" ? field.length : 0), 0);
-        const leftOut = row.tokenizer_version === TOKENIZER_VERSION && length > SEARCH_WINDOW_INLINE_TEXT_MAX;
-        return {
-          signal_id: row.signal_id,
-          tokens: row.tokens,
-          tokenizer_version: row.tokenizer_version,
-          goal: leftOut ? null : row.goal,
-          blocker: leftOut ? null : row.blocker,
-          tried: leftOut ? null : row.tried,
-          learned: leftOut ? null : row.learned,
-        };
-      }),
-    );
-    for (const row of rows) {
-      this.textJson.set(row.signal_id, JSON.stringify({ signal_id: row.signal_id, goal: row.goal, blocker: row.blocker, tried: row.tried, learned: row.learned }));
-    }
-  }
-
-  prepare(sql: string) {
-    return new StandInStatement(this, sql, []);
-  }
-
-  async batch(statements: StandInStatement[]) {
-    return statements.map((statement) => statement.result());
-  }
-
-  /** The search window's read-replica session (09 §5.2): the same in-memory database. */
-  withSession(): StandInD1 {
-    return this;
-  }
-
-  execute(sql: string, params: readonly unknown[]): Row[] {
-    if (/^\s*CREATE /.test(sql)) return [];
-    if (sql.includes("LEFT JOIN task_signal_tokens")) return JSON.parse(this.windowJson) as Row[];
-    if (/^SELECT signal_id, goal, blocker, tried, learned FROM task_signals\s+WHERE status = 'active' AND self_reported_test = \? AND signal_id IN \(/.test(sql)) {
-      // Decoded per request, as the binding decodes D1's answer.
-      return params.slice(1).flatMap((id) => {
-        const json = this.textJson.get(id);
-        return json === undefined ? [] : [JSON.parse(json) as Row];
-      });
-    }
-    const insert = /^\s*INSERT INTO (\w+) \(([^)]*)\)\s*VALUES \(([^)]*)\)/.exec(sql);
-    if (insert !== null) {
-      const columns = insert[2]!.split(",").map((column) => column.trim());
-      let next = 0;
-      const values = insert[3]!.split(",").map((value) => (value.trim() === "?" ? params[next++] : value.trim().replace(/^'|'$/g, "")));
-      const row = Object.fromEntries(columns.map((column, index) => [column, values[index]]));
-      this.rows(insert[1]!).push(row);
-      return [];
-    }
-    if (/^\s*INSERT INTO task_signal_tokens \(signal_id, tokenizer_version, tokens\)\s*SELECT/.test(sql)) {
-      this.rows("task_signal_tokens").push({ signal_id: params[2], tokenizer_version: params[0], tokens: params[1] });
-      return [];
-    }
-    const readBack = /^SELECT ([\w, ]+) FROM (\w+) WHERE submission_id = \?$/.exec(sql);
-    if (readBack !== null) {
-      const columns = readBack[1]!.split(",").map((column) => column.trim());
-      const row = this.rows(readBack[2]!).find((candidate) => candidate.submission_id === params[0]);
-      return row === undefined ? [] : [Object.fromEntries(columns.map((column) => [column, row[column]]))];
-    }
-    throw new Error(`cpu bench: the D1 stand-in does not know this statement: ${sql.slice(0, 80)}`);
-  }
-
-  private rows(table: string): Row[] {
-    let rows = this.tables.get(table);
-    if (rows === undefined) this.tables.set(table, (rows = []));
-    return rows;
-  }
-}
-
-class StandInStatement {
-  constructor(
-    private readonly db: StandInD1,
-    private readonly sql: string,
-    private readonly params: readonly unknown[],
-  ) {}
-
-  bind(...params: unknown[]) {
-    return new StandInStatement(this.db, this.sql, params);
-  }
-
-  result() {
-    const results = this.db.execute(this.sql, this.params);
-    return { success: true, results, meta: { changes: /^\s*INSERT/.test(this.sql) ? 1 : 0 } };
-  }
-
-  async all() {
-    return this.result();
-  }
-
-  async run() {
-    return this.result();
-  }
-
-  async first() {
-    return this.result().results[0] ?? null;
-  }
-}
-
-interface Door {
-  fetch(request: Request, env: unknown, ctx: unknown): Promise<Response>;
-}
-
-async function buildDoor(root: string, outDir: string): Promise<Door> {
-  // Bundled as Wrangler bundles the door (Workers conditions, the configs' aliases), so the measured
-  // code is the deployed code; `node:*` stays external because it runs in Node here.
-  const outfile = await bundleWorker(
-    join(root, "worker/entries/monolith.ts"),
-    join(outDir, "workers/monolith-node.mjs"),
-    wranglerAliases(),
-    ["cloudflare:*", "node:*"],
-  );
-  const module = (await import(pathToFileURL(outfile).href)) as { default: Door };
-  return module.default;
-}
-
-function windowRows(withLists: boolean): Row[] {
-  return Array.from({ length: 100 }, (_, index) => {
-    const task = {
-      goal: distinctWords(index * 3 + 1, SIGNAL_LIMITS.goal),
-      blocker: distinctWords(index * 3 + 2, SIGNAL_LIMITS.blocker),
-      tried: distinctWords(index * 3 + 3, SIGNAL_LIMITS.tried),
-    };
-    return {
-      signal_id: `ts_00000000-0000-4000-8000-${String(index).padStart(12, "0")}`,
-      ...task,
-      learned: distinctWords(index + 900, SIGNAL_LIMITS.learned),
-      tokens: withLists ? storedTokens(task) : null,
-      tokenizer_version: withLists ? TOKENIZER_VERSION : null,
-    };
-  });
-}
-
-interface Case {
-  tool: string;
-  input: string;
-  request: () => McpRequest;
-  /** The outcome the answer must have (`readToolAnswer`), checked before timing. */
-  outcome: string;
-  env?: "legacy";
-}
-
-function cases(): Case[] {
-  // The query shares words with the window, so matching does real work (and finds matches).
-  const query = { goal: distinctWords(1, SIGNAL_LIMITS.goal), blocker: distinctWords(5, SIGNAL_LIMITS.blocker), tried: distinctWords(9, SIGNAL_LIMITS.tried) };
-  const contact = Object.fromEntries(Object.entries(CONTACT_LIMITS).map(([field, limit], index) => [field, distinctWords(500 + index, limit)]));
-  contact.reply_to = `mailto:${"a".repeat(CONTACT_LIMITS.reply_to - 20)}@example.com`;
-  const signal = { ...query, learned: distinctWords(13, SIGNAL_LIMITS.learned) };
-  return [
-    { tool: "tools/list", input: "the public tool set", request: toolsList, outcome: "tools" },
-    { tool: "about_magnt", input: "no arguments", request: () => toolCall("about_magnt", {}), outcome: "result" },
-    { tool: "search_shared_experience", input: "max-length query, 100 max-length candidates with stored lists", request: () => toolCall("search_shared_experience", query), outcome: "matches_found" },
-    { tool: "contribute_task_signal", input: "every field at its limit", request: () => toolCall("contribute_task_signal", signal), outcome: "accepted" },
-    { tool: "propose_contact", input: "every field at its limit", request: () => toolCall("propose_contact", contact), outcome: "accepted_for_human_review" },
-  ];
-}
-
-/**
- * CPU time of this process, in ms. `process.cpuUsage()` reads the running
- * thread's time exactly; the measuring process runs with V8's background GC
- * threads off (`--single-threaded-gc`, `benchCpu`), so collections run on this
- * thread, inside the request that caused them, as they are billed to it. With
- * them on, their work landed at random in whichever request was measured; and
- * Linux's per-thread `schedstat` is only updated at ticks and context
- * switches, too coarse for one request.
- */
-function threadCpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
-/** V8 cannot change its GC threads once running, so the measuring is done by a child started with the flag. */
+/** Collections run on the measured thread, inside the request that caused them (a V8 flag, so a child). */
 const CHILD_FLAG = "--single-threaded-gc";
-/** Where the child writes its rows (set by the parent). */
-const CHILD_ROWS = "MAGNT_BENCH_CPU_ROWS";
-/** Which heap the child was given (set by the parent): a key of `HEAPS`. */
-const CHILD_HEAP = "MAGNT_BENCH_CPU_HEAP";
 
 /**
  * The heaps the handler is measured in. `platform` is gated: a Worker's
@@ -266,104 +45,38 @@ const HEAPS = {
 } as const;
 type Heap = keyof typeof HEAPS;
 
-function runInChild(report: Report, outDir: string, heap: Heap): void {
-  const rowsFile = join(outDir, `cpu-rows-${heap}.json`);
-  rmSync(rowsFile, { force: true });
-  const args = [CHILD_FLAG, ...HEAPS[heap].flags, process.argv[1]!, "--only=cpu", ...(process.argv.includes("--quick") ? ["--quick"] : [])];
-  const child = spawnSync(process.execPath, args, { env: { ...process.env, [CHILD_ROWS]: rowsFile, [CHILD_HEAP]: heap }, stdio: ["ignore", "ignore", "inherit"] });
-  if (!existsSync(rowsFile)) throw new Error(`cpu bench: the measuring child wrote no rows (exit ${child.status ?? child.signal})`);
-  const written = JSON.parse(readFileSync(rowsFile, "utf8")) as { rows: ReportRow[]; sections: { title: string; body: string }[] };
-  report.rows.push(...written.rows);
-  for (const section of written.sections) report.section(section.title, section.body);
-}
-
-function childHeap(): Heap {
-  const heap = process.env[CHILD_HEAP];
-  if (heap === "platform" || heap === "node") return heap;
-  throw new Error(`cpu bench: the measuring child was started without ${CHILD_HEAP}`);
-}
-
-const BINDINGS = { PUBLIC_ORIGIN: "https://magnt.ru", ALLOWED_HOSTS: "magnt.ru", SITE_ORIGIN: "" };
-const CTX = { waitUntil: () => undefined, passThroughOnException: () => undefined };
-
 export async function benchCpu(report: Report, options: CpuOptions): Promise<void> {
-  if (!process.execArgv.includes(CHILD_FLAG)) {
-    for (const heap of Object.keys(HEAPS) as Heap[]) runInChild(report, options.outDir, heap);
-    report.section("Method: CPU per request", METHOD);
-    return;
+  // Bundled as Wrangler bundles the door (Workers conditions, the configs' aliases), so the measured
+  // code is the deployed code; `node:*` stays external because it runs in Node here.
+  const doorFile = await bundleWorker(
+    join(options.root, "worker/entries/monolith.ts"),
+    join(options.outDir, "workers/monolith-node.mjs"),
+    wranglerAliases(),
+    ["cloudflare:*", "node:*"],
+  );
+  const childFile = join(options.outDir, "cpu-child.mjs");
+  await build({
+    entryPoints: [join(options.root, "test/bench/cpu-child.ts")],
+    outfile: childFile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    logLevel: "warning",
+  });
+  for (const heap of Object.keys(HEAPS) as Heap[]) {
+    const rowsFile = join(options.outDir, `cpu-rows-${heap}.json`);
+    rmSync(rowsFile, { force: true });
+    const task = { doorFile, rowsFile, iterations: options.iterations ?? 400, heap: { label: HEAPS[heap].label, gated: HEAPS[heap].gated } };
+    const child = spawnSync(process.execPath, [CHILD_FLAG, ...HEAPS[heap].flags, childFile], {
+      env: { ...process.env, MAGNT_BENCH_CPU_CHILD: JSON.stringify(task) },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    if (!existsSync(rowsFile)) throw new Error(`cpu bench: the measuring child wrote no rows (exit ${child.status ?? child.signal})`);
+    const written = JSON.parse(readFileSync(rowsFile, "utf8")) as { rows: ReportRow[] };
+    report.rows.push(...written.rows);
   }
-  const heap = HEAPS[childHeap()];
-  const iterations = options.iterations ?? 400;
-  const door = await buildDoor(options.root, options.outDir);
-  const limiter = { limit: async () => ({ success: true }) };
-  const envWith = (rows: Row[]) => ({ ...BINDINGS, CONTACTS: new StandInD1(rows), PUBLIC_WRITES: limiter });
-  const stored = envWith(windowRows(true));
-  const send = async (env: unknown, make: () => McpRequest): Promise<string> => {
-    const { method, headers, body } = make();
-    const response = await door.fetch(new Request(URL_MCP, { method, headers: { ...headers, "cf-connecting-ip": "203.0.113.7" }, body }), env, CTX);
-    return response.text();
-  };
-  const measureOne = async (env: unknown, make: () => McpRequest): Promise<number> => {
-    const before = threadCpuMs();
-    await send(env, make);
-    return threadCpuMs() - before;
-  };
-
-  // The door's telemetry lines would flood the terminal; they are still built (and stringified) as in production.
-  const log = console.log;
-  console.log = () => undefined;
-  try {
-    for (const item of cases()) {
-      const answer = readToolAnswer(await send(stored, item.request));
-      if (answer.outcome !== item.outcome) throw new Error(`cpu bench: ${item.tool} answered ${answer.outcome}, expected ${item.outcome}`);
-      for (let index = 0; index < 50; index += 1) await send(stored, item.request);
-      const samples: number[] = [];
-      for (let index = 0; index < iterations; index += 1) {
-        samples.push(await measureOne(stored, item.request));
-        (stored.CONTACTS as StandInD1).tables.clear();
-      }
-      const p99 = percentile(samples, 99);
-      const measurement = `${item.tool}: ${item.input}, CPU p99 of ${iterations}${heap.label}`;
-      const detail = `p50 ${median(samples).toFixed(3)} ms, max ${Math.max(...samples).toFixed(3)} ms`;
-      if (heap.gated) {
-        report.record(
-          { benchmark: BENCH, measurement, value: p99, unit: "ms", budget: `≤ ${GATE_MS}`, kind: "gate" },
-          p99 <= GATE_MS,
-          { target: { budget: `≤ ${TARGET_MS}`, met: p99 <= TARGET_MS }, detail },
-        );
-      } else {
-        report.record({ benchmark: BENCH, measurement, value: p99, unit: "ms", budget: "reported", kind: "info" }, true, { detail });
-      }
-    }
-    if (!heap.gated) return;
-    // Rows from before 0008: the first search of an isolate tokenises each once, later ones find them cached.
-    const legacyRows = windowRows(false);
-    const searchCase = cases().find((item) => item.tool === "search_shared_experience")!;
-    const cold: number[] = [];
-    for (let round = 0; round < 20; round += 1) {
-      // A fresh window of ids each round: the per-isolate cache has never seen them.
-      const fresh = legacyRows.map((row) => ({ ...row, signal_id: `${String(row.signal_id).slice(0, -4)}${String(round).padStart(4, "0")}` }));
-      cold.push(await measureOne(envWith(fresh), searchCase.request));
-    }
-    const legacy = envWith(legacyRows);
-    await send(legacy, searchCase.request);
-    const warm: number[] = [];
-    for (let index = 0; index < 100; index += 1) warm.push(await measureOne(legacy, searchCase.request));
-    report.record(
-      { benchmark: BENCH, measurement: "search_shared_experience over 100 max-length rows from before 0008, first search of an isolate (fills the cache), CPU p50 of 20", value: median(cold), unit: "ms", budget: "reported", kind: "info" },
-      true,
-      { detail: `max ${Math.max(...cold).toFixed(3)} ms; once per isolate, and only for rows written before 0008` },
-    );
-    report.record(
-      { benchmark: BENCH, measurement: "search_shared_experience over the same rows, cache filled, CPU p99 of 100", value: percentile(warm, 99), unit: "ms", budget: "reported", kind: "info" },
-      true,
-      { detail: `p50 ${median(warm).toFixed(3)} ms` },
-    );
-  } finally {
-    console.log = log;
-    const rowsFile = process.env[CHILD_ROWS];
-    if (rowsFile !== undefined) writeFileSync(rowsFile, JSON.stringify({ rows: report.rows, sections: report.sections }));
-  }
+  report.section("Method: CPU per request", METHOD);
 }
 
 const METHOD = `The monolith is bundled as Wrangler bundles it (Workers conditions) and its \`fetch\` is called in process (a child of
@@ -374,8 +87,9 @@ collections it caused and nothing of other requests': what the platform bills ag
 waiting on D1 is not CPU there either, and D1's own work is not counted. The gated rows are measured in the heap of a Worker's
 isolate: 128 MB (\`--max-heap-size=128\`), V8 sizing the young generation from it, as Workers do since October 2025 (a 1 MB new
 space). The rows marked "Node's default heap" repeat the measuring in Node's own default (about 4 GB, a new space that grows to
-16 MB), where collections are rarer but each costs more; they are reported, not gated (decision 200). The bench's own objects
-(the report, the stand-ins' rows) share the measured heap, so it holds somewhat more than the door's would. Worst inputs: every field at its
+16 MB), where collections are rarer but each costs more; they are reported, not gated (decision 200). The child loads the door's
+bundle, the stand-ins and its loop and nothing else (not the bench's Miniflare and esbuild, about 19 MB of heap that every full
+collection would mark, decision 203); the stand-ins' windows (about 2.5 MB) are the one thing it holds beyond the door's own. Worst inputs: every field at its
 limit, in Cyrillic words that never repeat (two-byte text; 800 distinct tokens in a 4000-character task); the search over 100
 such candidates, each with the token list stored at contribution (03 §5.6). 50 unmeasured requests, then the measured ones; p99
 gated at ${GATE_MS} ms, target ${TARGET_MS} ms. The two reported search rows show rows from before migration 0008: the first search of an
