@@ -52,6 +52,8 @@ interface Block {
   p50: number;
   p99: number;
   rps: number;
+  /** Every latency of the block, pooled over the rounds for the p99 rows (a block alone holds a handful of tail samples). */
+  samples: number[];
 }
 
 type Send = () => Promise<void>;
@@ -112,7 +114,7 @@ async function sequentialBlock(send: Send, calls: number): Promise<Block> {
     samples.push(performance.now() - begin);
   }
   const seconds = (performance.now() - start) / 1000;
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99), rps: calls / seconds };
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), rps: calls / seconds, samples };
 }
 
 async function concurrentBlock(send: Send, seconds: number, inFlight: number): Promise<Block> {
@@ -128,7 +130,7 @@ async function concurrentBlock(send: Send, seconds: number, inFlight: number): P
   };
   await Promise.all(Array.from({ length: inFlight }, lane));
   const elapsed = (performance.now() - start) / 1000;
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99), rps: samples.length / elapsed };
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), rps: samples.length / elapsed, samples };
 }
 
 interface Pair {
@@ -238,16 +240,22 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
             return metric.key === "rps" ? echoBlock.rps / doorBlock.rps : doorBlock[metric.key] / echoBlock[metric.key];
           });
           const summary = summariseRatios(ratios);
-          const doorMedian = median(slot.door.map((block) => block[metric.key]));
-          const echoMedian = median(slot.echo.map((block) => block[metric.key]));
           const digits = metric.unit === "ms" ? 3 : 0;
+          // The p99: each side's samples pooled over the rounds (rounds interleave the sides, so both pools
+          // span the same time). A round's block holds a handful of tail samples, and one collection pause
+          // in it moves all 16 in-flight requests at once; the per-round ratios are still the spread.
+          const pooled = metric.key === "p99";
+          const doorFigure = pooled ? percentile(slot.door.flatMap((block) => block.samples), 99) : median(slot.door.map((block) => block[metric.key]));
+          const echoFigure = pooled ? percentile(slot.echo.flatMap((block) => block.samples), 99) : median(slot.echo.map((block) => block[metric.key]));
+          const value = pooled ? doorFigure / echoFigure : summary.median;
+          const basis = pooled ? `p99 of each side's ${slot.door.reduce((sum, block) => sum + block.samples.length, 0)} / ${slot.echo.reduce((sum, block) => sum + block.samples.length, 0)} samples over the rounds` : "medians over rounds";
           report.record(
-            { benchmark: BENCH, measurement: `${pair.tool}, ${mode.label}: ${metric.label}`, value: summary.median, unit: "×", budget: GATES.map((gate) => `≤ ${gate}`).join(" and "), kind: "gate" },
-            summary.median <= GATE,
+            { benchmark: BENCH, measurement: `${pair.tool}, ${mode.label}: ${metric.label}`, value, unit: "×", budget: GATES.map((gate) => `≤ ${gate}`).join(" and "), kind: "gate" },
+            value <= GATE,
             {
               spread: formatSpread(summary),
-              detail: `door ${doorMedian.toFixed(digits)} ${metric.unit} / echo ${echoMedian.toFixed(digits)} ${metric.unit} (medians over rounds)`,
-              target: { budget: `≤ ${TARGET.toFixed(1)}`, met: summary.median <= TARGET },
+              detail: `door ${doorFigure.toFixed(digits)} ${metric.unit} / echo ${echoFigure.toFixed(digits)} ${metric.unit} (${basis})`,
+              target: { budget: `≤ ${TARGET.toFixed(1)}`, met: value <= TARGET },
             },
           );
           if (process.env.MAGNT_BENCH_VERBOSE === "1") console.error(`${pair.tool} ${mode.label} ${metric.label}: ${formatRatio(summary)}`);
@@ -276,8 +284,10 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
         "Requests are modern (2026-07-28, stateless) and dispatched through Miniflare from the bench process.",
         `After 200 warm-up pairs per tool, ${rounds} rounds; in each round, for each read tool and each concurrency, the door and the`,
         `echo worker run one short block each (${sequentialCalls} sequential calls at 1 in flight; ${concurrentSeconds} s at 16 in flight), the`,
-        "side that goes first alternating between rounds. Each round yields one ratio per figure; a row shows the median ratio",
-        "and its min–max spread across rounds, with both sides' medians in the detail column. `tools/list` is compared with the",
+        "side that goes first alternating between rounds. Each round yields one ratio per figure; a p50 or throughput row shows the",
+        "median ratio, a p99 row the ratio of the two sides' p99 over all their samples pooled across the rounds (one block holds",
+        "too few tail samples, and one collection pause moves every request in flight at once); every row shows the min–max of",
+        "the per-round ratios as its spread, with both sides' figures in the detail column. `tools/list` is compared with the",
         "echo worker's `tools/list`, `about_magnt` with its `echo` tool, and `search_shared_experience` with its `echo_search` tool,",
         "which does the search's storage work and nothing else (the same window query over the same 100 signals in its own",
         "migrated D1, and one insert of the searched task): the search ratio is the door's overhead over the bare SDK doing",

@@ -17,8 +17,11 @@ import { MCP_STREAMING_METHODS, type Outcome } from "../contracts/events";
 import { isRecord } from "../contracts/guards";
 import { withHeaders } from "../edge/responses";
 
+/** As `Response.text()` decodes: UTF-8, a leading BOM dropped, invalid bytes replaced. */
+const decoder = new TextDecoder();
+
 interface ReadMcpResponse {
-  /** The response to return, with the added headers: a copy of the original when unread, or rebuilt from the text read. */
+  /** The response to return, with the added headers: a copy of the original when unread, or rebuilt from the bytes read. */
   response: Response;
   outcome: Outcome | null;
   rpcErrorCode: number | null;
@@ -42,10 +45,12 @@ export async function readMcpResponse(
   if (isStream && !answersOnce) return { ...unread, outcome: "stream_opened" };
   if (!isStream && !contentType.includes("json")) return unread;
 
-  const text = await response.text();
+  // The bytes are read once and handed back as they are: decoded for reading only, never encoded again.
+  const bytes = await response.arrayBuffer();
+  const text = decoder.decode(bytes);
   const headers = new Headers(response.headers);
   for (const [name, value] of Object.entries(addHeaders)) headers.set(name, value);
-  const rebuilt = new Response(text, { status: response.status, statusText: response.statusText, headers });
+  const rebuilt = new Response(bytes, { status: response.status, statusText: response.statusText, headers });
   const messages = isStream ? parseEventStream(text) : parseJsonMessages(text);
   return { ...classifyMessages(messages), response: rebuilt };
 }
