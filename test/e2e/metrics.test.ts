@@ -24,13 +24,18 @@ const fixture = (name: string): string => join(REPO_ROOT, "test/fixtures/metrics
 
 afterAll(() => removeTempDirs());
 
-/** Runs the built CLI with `input` piped to its stdin (the `-` input). */
-function magntWithStdin(args: string[], input: Buffer): Promise<CliRun> {
+/**
+ * Runs the built CLI through real pipes: `input` piped to its stdin (the `-`
+ * input), or, with `closedStdout`, its stdout's read end closed before it
+ * writes anything, as `| head` closes it after a line.
+ */
+function magntPiped(args: string[], pipes: { input?: Buffer; closedStdout?: boolean }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAGNT_BIN, ...args], { cwd: REPO_ROOT, env: OFFLINE_ENV, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    if (pipes.closedStdout === true) child.stdout.destroy();
+    else child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -41,7 +46,7 @@ function magntWithStdin(args: string[], input: Buffer): Promise<CliRun> {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
-    child.stdin.end(input);
+    child.stdin.end(pipes.input);
   });
 }
 
@@ -76,7 +81,7 @@ describe("magnt metrics (built CLI)", () => {
   it("reads stdin (-), plain and gzip, through a real pipe", async () => {
     const bytes = readFileSync(fixture("monolith.ndjson"));
     for (const input of [bytes, gzipSync(bytes)]) {
-      expect(summaryOf(await magntWithStdin(["metrics", "-", "--json"], input))).toEqual(expectedMonolithSummary());
+      expect(summaryOf(await magntPiped(["metrics", "-", "--json"], { input }))).toEqual(expectedMonolithSummary());
     }
   });
 
@@ -160,7 +165,7 @@ describe("magnt metrics (built CLI)", () => {
       await magnt(["metrics", ndjson, "--json"]),
       await magnt(["metrics", envelope]),
       await magnt(["metrics", envelope, "--json"]),
-      await magntWithStdin(["metrics", "-", "--json"], gzipSync(readFileSync(ndjson))),
+      await magntPiped(["metrics", "-", "--json"], { input: gzipSync(readFileSync(ndjson)) }),
     ];
     for (const run of runs) {
       expect(run.code, run.stderr).toBe(0);
@@ -174,31 +179,12 @@ describe("magnt metrics (built CLI)", () => {
 });
 
 describe("a reader that stops early (decision 202)", () => {
-  /** Runs the built CLI with its stdout's read end closed before it writes anything, as `| head` closes it after a line. */
-  function magntIntoClosedPipe(args: string[]): Promise<{ code: number | null; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [MAGNT_BIN, ...args], { cwd: REPO_ROOT, env: OFFLINE_ENV, stdio: ["ignore", "pipe", "pipe"] });
-      child.stdout.destroy();
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`magnt ${args.join(" ")} did not finish\n${stderr}`));
-      }, 60_000);
-      child.on("error", reject);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, stderr });
-      });
-    });
-  }
-
   it.each([
     ["the report", ["metrics", fixture("monolith.ndjson")]],
     ["--json", ["metrics", fixture("monolith.ndjson"), "--json"]],
     ["--help", ["metrics", "--help"]],
   ])("%s into a closed pipe ends with exit 0 and no stack trace", async (_label, args) => {
-    const run = await magntIntoClosedPipe(args);
+    const run = await magntPiped(args, { closedStdout: true });
     expect(run.stderr).not.toMatch(/EPIPE|at .*\(|Unhandled/);
     expect(run.code, run.stderr).toBe(0);
   });

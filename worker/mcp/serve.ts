@@ -99,20 +99,15 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   // pipeline, and the shared handler's factory finds this request's server by it. Only a body that is not
   // JSON goes in a copy, to a handler of its own (the SDK reads the copy through a clone of it, which no
   // lookup could find), for the SDK to answer its own parse error as before.
-  let handler: McpHttpHandler;
-  let sdkRequest: Request;
+  const auth = serving.authInfo !== undefined ? { authInfo: serving.authInfo } : {};
+  let sdkResponse: Response;
   if (info.parsedBody !== undefined) {
-    handler = sharedHandler();
-    sdkRequest = req.request;
-    factories.set(sdkRequest, createServer);
+    factories.set(req.request, createServer);
+    sdkResponse = await sharedHandler().fetch(req.request, { ...auth, parsedBody: info.parsedBody });
   } else {
-    handler = createMcpHandler(createServer, HANDLER_OPTIONS);
-    sdkRequest = new Request(req.request.url, { method: "POST", headers: req.request.headers, body });
+    const copy = new Request(req.request.url, { method: "POST", headers: req.request.headers, body });
+    sdkResponse = await createMcpHandler(createServer, HANDLER_OPTIONS).fetch(copy, auth);
   }
-  const sdkResponse = await handler.fetch(sdkRequest, {
-    ...(info.parsedBody !== undefined ? { parsedBody: info.parsedBody } : {}),
-    ...(serving.authInfo !== undefined ? { authInfo: serving.authInfo } : {}),
-  });
 
   const read = await readMcpResponse(sdkResponse, info.methodLabel, mcpAnswerHeaders(req.allowedOrigin));
   if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);

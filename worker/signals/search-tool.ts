@@ -31,16 +31,16 @@ function publicMatch(row: SignalMatchRow) {
   return { signal_id: row.signal_id, goal: row.goal, blocker: row.blocker, tried: row.tried, learned: row.learned };
 }
 
-/** A match the window brought whole (its goal is never NULL then), or null when its text was left out. */
-function wholeRow(row: SignalCandidateRow): SignalMatchRow | null {
-  return row.goal === null ? null : { signal_id: row.signal_id, goal: row.goal, blocker: row.blocker, tried: row.tried, learned: row.learned };
-}
-
-/** The matches in the matcher's order, each whole from the window or from the texts read; a match hidden since the window was read is left out. */
+/**
+ * The matches in the matcher's order: whole from the window (a stored goal is
+ * never NULL), or from the texts read for those it left out; a match hidden
+ * since the window was read is left out.
+ */
 function inMatchOrder(matched: readonly SignalCandidateRow[], texts: readonly SignalMatchRow[]) {
   const byId = new Map(texts.map((row) => [row.signal_id, row]));
   return matched.flatMap((candidate) => {
-    const row = wholeRow(candidate) ?? byId.get(candidate.signal_id);
+    const { goal } = candidate;
+    const row = goal !== null ? { ...candidate, goal } : byId.get(candidate.signal_id);
     return row === undefined ? [] : [publicMatch(row)];
   });
 }
@@ -77,7 +77,7 @@ export const searchTool = defineTool({
 
     // Long rows come without their text; only the matches among them are read, in the same session (03 §4).
     const matched = findMatches(input, withTokens(window.rows));
-    const leftOut = matched.filter((row) => wholeRow(row) === null).map((row) => row.signal_id);
+    const leftOut = matched.filter((row) => row.goal === null).map((row) => row.signal_id);
     const texts = leftOut.length === 0 ? ({ kind: "read", rows: [] } as const) : await search.matches(leftOut);
     if (texts.kind !== "read") return storageError(isTest);
     const matches = inMatchOrder(matched, texts.rows);
