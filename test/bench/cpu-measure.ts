@@ -17,6 +17,7 @@ import { CONTACT_LIMITS, SEARCH_WINDOW_INLINE_TEXT_MAX, SIGNAL_LIMITS } from "..
 import type { Report } from "./report";
 import { readToolAnswer, toolCall, toolsList, type McpRequest } from "./requests";
 import { median, percentile } from "./stats";
+import type { CpuClock } from "./thread-clock";
 
 export const BENCH = "cpu per request";
 export const GATE_MS = 8;
@@ -196,37 +197,31 @@ function cases(): Case[] {
   ];
 }
 
-/**
- * CPU time of this process, in ms. `process.cpuUsage()` reads the running
- * thread's time exactly; the measuring process runs with V8's background GC
- * threads off (`--single-threaded-gc`, `cpu.ts`), so collections run on this
- * thread, inside the request that caused them, as they are billed to it. With
- * them on, their work landed at random in whichever request was measured; and
- * Linux's per-thread `schedstat` is only updated at ticks and context
- * switches, too coarse for one request.
- */
-function threadCpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
-
 /** V8 cannot change its GC threads once running, so the measuring is done by a child started with the flag. */
 export interface Door {
   fetch(request: Request, env: unknown, ctx: unknown): Promise<Response>;
 }
 
-/** How the child measures: in which heap (a label for its rows, and whether they are gated). */
+/**
+ * How the child measures: in which heap (a label for its rows, and whether they are gated), with which clock.
+ * The clock is the measuring thread's (thread-clock.ts, decision 205); the child runs with V8's background GC
+ * threads off (`--single-threaded-gc`, `cpu.ts`), so collections run on this thread, inside the request that
+ * caused them, as they are billed to it.
+ */
 export interface MeasureOptions {
   door: Door;
   iterations: number;
   heap: { readonly label: string; readonly gated: boolean };
+  clock: CpuClock;
 }
 
 const BINDINGS = { PUBLIC_ORIGIN: "https://magnt.ru", ALLOWED_HOSTS: "magnt.ru", SITE_ORIGIN: "" };
 const CTX = { waitUntil: () => undefined, passThroughOnException: () => undefined };
 
 export async function measureCpu(report: Report, options: MeasureOptions): Promise<void> {
-  const { iterations, door, heap } = options;
+  const { iterations, door, heap, clock } = options;
+  // Only said when the fallback is in use: the process clock also counts V8's compiler threads (thread-clock.ts).
+  const clockLabel = clock.thread ? "" : ", process clock";
   const limiter = { limit: async () => ({ success: true }) };
   const envWith = (rows: Row[]) => ({ ...BINDINGS, CONTACTS: new StandInD1(rows), PUBLIC_WRITES: limiter });
   const stored = envWith(windowRows(true));
@@ -236,9 +231,9 @@ export async function measureCpu(report: Report, options: MeasureOptions): Promi
     return response.text();
   };
   const measureOne = async (env: unknown, make: () => McpRequest): Promise<number> => {
-    const before = threadCpuMs();
+    const before = clock.now();
     await send(env, make);
-    return threadCpuMs() - before;
+    return clock.now() - before;
   };
 
   // The door's telemetry lines would flood the terminal; they are still built (and stringified) as in production.
@@ -255,7 +250,7 @@ export async function measureCpu(report: Report, options: MeasureOptions): Promi
         (stored.CONTACTS as StandInD1).tables.clear();
       }
       const p99 = percentile(samples, 99);
-      const measurement = `${item.tool}: ${item.input}, CPU p99 of ${iterations}${heap.label}`;
+      const measurement = `${item.tool}: ${item.input}, CPU p99 of ${iterations}${heap.label}${clockLabel}`;
       const detail = `p50 ${median(samples).toFixed(3)} ms, max ${Math.max(...samples).toFixed(3)} ms`;
       if (heap.gated) {
         report.record(

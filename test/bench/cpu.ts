@@ -17,6 +17,7 @@ import { build } from "esbuild";
 import { bundleWorker } from "./overhead";
 import { wranglerAliases } from "../helpers/bundle";
 import { GATE_MS, TARGET_MS } from "./cpu-measure";
+import { buildThreadClock } from "./thread-clock";
 import type { Report, Row as ReportRow } from "./report";
 
 export interface CpuOptions {
@@ -64,10 +65,14 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
     packages: "external",
     logLevel: "warning",
   });
+  const clock = buildThreadClock(options.root, options.outDir);
+  if (clock.kind === "unavailable") {
+    console.error(`  cpu: no thread clock (${clock.reason}); measuring with the process clock, which also counts V8's compiler threads`);
+  }
   for (const heap of Object.keys(HEAPS) as Heap[]) {
     const rowsFile = join(options.outDir, `cpu-rows-${heap}.json`);
     rmSync(rowsFile, { force: true });
-    const task = { doorFile, rowsFile, iterations: options.iterations ?? 400, heap: { label: HEAPS[heap].label, gated: HEAPS[heap].gated } };
+    const task = { doorFile, rowsFile, iterations: options.iterations ?? 400, heap: { label: HEAPS[heap].label, gated: HEAPS[heap].gated }, clockFile: clock.kind === "built" ? clock.file : null };
     const child = spawnSync(process.execPath, [CHILD_FLAG, ...HEAPS[heap].flags, childFile], {
       env: { ...process.env, MAGNT_BENCH_CPU_CHILD: JSON.stringify(task) },
       stdio: ["ignore", "ignore", "inherit"],
@@ -82,9 +87,13 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
 const METHOD = `The monolith is bundled as Wrangler bundles it (Workers conditions) and its \`fetch\` is called in process (a child of
 the bench); D1 and the rate limiter are in-memory stand-ins that answer at once (D1's rows are handed over as JSON text parsed per
 request, as the binding decodes D1's answer). The measuring runs in a child process with V8's GC threads off
-(\`--single-threaded-gc\`), so a request's figure — the process's CPU time from the call until the body is read — includes the
-collections it caused and nothing of other requests': what the platform bills against its limit (10 ms on the free plan);
-waiting on D1 is not CPU there either, and D1's own work is not counted. The gated rows are measured in the heap of a Worker's
+(\`--single-threaded-gc\`), so a request's figure — the measuring thread's CPU time from the call until the body is read, read
+with \`clock_gettime(CLOCK_THREAD_CPUTIME_ID)\` through a one-function addon the bench builds (\`test/bench/thread-cpu.c\`) —
+includes the collections it caused and nothing of other requests': what the platform bills against its limit (10 ms on the free
+plan); waiting on D1 is not CPU there either, and D1's own work is not counted. V8's background compiler threads are not the
+request's thread and are not counted; Node 20's \`process.cpuUsage()\` counts them, and its slowest requests were those during which
+TurboFan finished a compilation elsewhere (decision 205). Without a C compiler the bench falls back to that process clock and
+labels the rows. The gated rows are measured in the heap of a Worker's
 isolate: 128 MB (\`--max-heap-size=128\`), V8 sizing the young generation from it, as Workers do since October 2025 (a 1 MB new
 space). The rows marked "Node's default heap" repeat the measuring in Node's own default (about 4 GB, a new space that grows to
 16 MB), where collections are rarer but each costs more; they are reported, not gated (decision 200). The child loads the door's
