@@ -27,8 +27,11 @@ export interface CpuOptions {
   iterations?: number;
 }
 
-/** Collections run on the measured thread, inside the request that caused them (a V8 flag, so a child). */
-const CHILD_FLAG = "--single-threaded-gc";
+/**
+ * Collections run on the measured thread, inside the request that caused them (a V8 flag, so a child);
+ * `gc()` lets a row that builds a fresh window per request collect the building first (cpu-measure.ts).
+ */
+const CHILD_FLAGS = ["--single-threaded-gc", "--expose-gc"];
 
 /**
  * The heaps the handler is measured in. `platform` is gated: a Worker's
@@ -73,7 +76,7 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
     const rowsFile = join(options.outDir, `cpu-rows-${heap}.json`);
     rmSync(rowsFile, { force: true });
     const task = { doorFile, rowsFile, iterations: options.iterations ?? 400, heap: { label: HEAPS[heap].label, gated: HEAPS[heap].gated }, clockFile: clock.kind === "built" ? clock.file : null };
-    const child = spawnSync(process.execPath, [CHILD_FLAG, ...HEAPS[heap].flags, childFile], {
+    const child = spawnSync(process.execPath, [...CHILD_FLAGS, ...HEAPS[heap].flags, childFile], {
       env: { ...process.env, MAGNT_BENCH_CPU_CHILD: JSON.stringify(task) },
       stdio: ["ignore", "ignore", "inherit"],
     });

@@ -8,8 +8,9 @@
  *   searched task, in its own migrated D1 (`ECHO_DB`) — so the search's ratio
  *   measures the door's overhead (guards, validation, matching, telemetry;
  *   the seeded rows are short, so the door reads no texts after the window,
- *   03 §4) rather
- *   than the cost of storage, which a storage-free echo never pays.
+ *   03 §4) rather than the cost of storage, which a storage-free echo never
+ *   pays. The echo holds no lists (`?5` is `[]`), so it reads every row's
+ *   list; the door, after its first search, reads none (03 §5.6).
  */
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
@@ -39,7 +40,7 @@ function buildEchoServer(): McpServer {
   }));
   server.registerTool("echo_search", { inputSchema: z.strictObject({ goal: z.string() }) }, async (args) => {
     if (database === undefined) throw new Error("ECHO_DB is not bound");
-    const window = await database.prepare(SEARCH_WINDOW_SQL).bind(0, 100, TOKENIZER_VERSION, SEARCH_WINDOW_INLINE_TEXT_MAX).all();
+    const window = await database.prepare(SEARCH_WINDOW_SQL).bind(0, 100, TOKENIZER_VERSION, SEARCH_WINDOW_INLINE_TEXT_MAX, "[]").all();
     await database.prepare(OBSERVATION_SQL).bind(`ot_${crypto.randomUUID()}`, new Date().toISOString(), args.goal, null, null, 0).run();
     const result = { goal: args.goal, candidates: window.results.length };
     return { content: [{ type: "text" as const, text: JSON.stringify(result) }], structuredContent: result };

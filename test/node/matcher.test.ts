@@ -5,8 +5,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { withTokens } from "../../worker/signals/candidate-tokens";
+import { completeWindow, type HeldLists } from "../../worker/signals/candidate-tokens";
+import type { SignalCandidateRow } from "../../worker/signals/signal-store";
 import { findMatches } from "../../worker/signals/matcher";
+import { commonTokenCounter, hashList, tokenHash } from "../../worker/signals/token-hashes";
 import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS, SHORT_TERM_ALLOWLIST } from "../../worker/signals/stopwords";
 import { nfkc, storedTokens, taskTokens, tokenSet, TOKENIZER_VERSION, type TaskText } from "../../worker/signals/tokenize";
 
@@ -20,6 +22,8 @@ describe("tokeniser (03 §5.1, §5.5)", () => {
     ["don't retry on 404", ["404", "retry"]],
     ["Как настроить ИИ для БД?", ["бд", "ии", "настроить"]],
     ["a an to of в и", []],
+    // Rule 7 counts code points, not UTF-16 units: two astral letters are two, three are kept.
+    ["𠀀𠀀 𠀀𠀀𠀀 𝔸𝔹", ["𠀀𠀀𠀀"]],
   ])("%s", (input, expected) => {
     expect(sorted(tokenSet(input))).toEqual([...expected].sort());
   });
@@ -186,21 +190,35 @@ describe("tokeniser equals its plain definition (property)", () => {
     );
   });
 
+  /** A candidate as the window query returns it (03 §4). */
+  function windowRow(candidate: TaskText & { signal_id: string; tokens: string | null; tokenizer_version: number | null }): SignalCandidateRow {
+    const { signal_id, tokens, tokenizer_version, goal } = candidate;
+    return { signal_id, tokens, tokenizer_version, list_held: 0, goal, blocker: candidate.blocker ?? null, tried: candidate.tried ?? null, learned: null };
+  }
+
+  /** A window as the search completes it (03 §5.6), with the lists it was told it holds. */
+  function completed(rows: readonly SignalCandidateRow[], held: HeldLists = new Map()) {
+    const window = completeWindow(rows, held);
+    if (window.kind !== "complete") throw new Error("inconsistent window");
+    return window.rows;
+  }
+
   /**
    * The stored token lists (03 §5.6): each candidate as written since 0008 (its
-   * list, current version), from before it (no list: NULL), or with a list of
-   * another tokenizer version (here a wrong list, which must be ignored) — mixed
-   * in one window, matched directly and after the search's `withTokens`.
+   * list, current version), from before it (no list: NULL), with a list of
+   * another tokenizer version (here a wrong list, which must be ignored), or
+   * with its list left out because the isolate holds it — mixed in one window,
+   * matched directly and after the search's `completeWindow`.
    */
-  it("stored (with or without the text), missing and other-version token lists match exactly as the plain definition", () => {
+  it("stored (with or without the text), held, missing and other-version token lists match exactly as the plain definition", () => {
     const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
-    const storage = fc.constantFrom("current", "null", "other-version");
+    const storage = fc.constantFrom("current", "held", "null", "other-version");
     fc.assert(
       fc.property(task, fc.array(fc.tuple(task, storage), { maxLength: 8 }), (query, rows) => {
         const candidates = rows.map(([row, kind], index) => ({
           ...row,
           signal_id: `c${index}`,
-          ...(kind === "current"
+          ...(kind === "current" || kind === "held"
             ? { tokens: storedTokens(row), tokenizer_version: TOKENIZER_VERSION }
             : kind === "null"
               ? { tokens: null, tokenizer_version: null }
@@ -208,10 +226,19 @@ describe("tokeniser equals its plain definition (property)", () => {
         }));
         const expected = referenceMatches(query, candidates);
         expect(findMatches(query, candidates).map((match) => match.signal_id)).toEqual(expected);
-        expect(findMatches(query, withTokens(candidates)).map((match) => match.signal_id)).toEqual(expected);
-        // As the search window hands them over (03 §4): a row with a current list comes without its text.
-        const asWindow = candidates.map((candidate, index) => (rows[index]![1] === "current" ? { ...candidate, goal: null, blocker: null, tried: null } : candidate));
-        expect(findMatches(query, withTokens(asWindow)).map((match) => match.signal_id)).toEqual(expected);
+        const window = candidates.map(windowRow);
+        expect(findMatches(query, completed(window)).map((match) => match.signal_id)).toEqual(expected);
+        // As the search window hands them over (03 §4, §5.6): a row with a current list comes without its text, and a
+        // held one also without its list, which the isolate has from an earlier search.
+        const held = completeWindow(window, new Map());
+        if (held.kind !== "complete") throw new Error("inconsistent window");
+        const asWindow = window.map((row, index) => {
+          const kind = rows[index]![1];
+          if (kind === "current") return { ...row, goal: null, blocker: null, tried: null };
+          if (kind === "held") return { ...row, goal: null, blocker: null, tried: null, tokens: null, list_held: 1 };
+          return row;
+        });
+        expect(findMatches(query, completed(asWindow, held.held)).map((match) => match.signal_id)).toEqual(expected);
       }),
       { numRuns: 500 },
     );
@@ -231,15 +258,65 @@ describe("tokeniser equals its plain definition (property)", () => {
   });
 });
 
-describe("legacy rows' token cache (03 §5.6)", () => {
-  it("computes the list of a row without a current one from its text, again when the text differs, and keeps a current list", () => {
-    const row = { signal_id: "ts_cache", goal: "deploy worker cron", blocker: null, tried: null, learned: null, tokens: null, tokenizer_version: null };
-    const [first] = withTokens([row]);
-    expect(first).toMatchObject({ tokens: "cron deploy worker", tokenizer_version: TOKENIZER_VERSION });
-    const [edited] = withTokens([{ ...row, goal: "queue retry" }]);
-    expect(edited!.tokens).toBe("queue retry");
+describe("a search's window lists (03 §5.6)", () => {
+  const row = { signal_id: "ts_cache", goal: "deploy worker cron", blocker: null, tried: null, learned: null, tokens: null, tokenizer_version: null, list_held: 0 };
+
+  it("computes the list of a row without a current one from its text, again when the text differs, and never holds it", () => {
+    const first = completeWindow([row], new Map());
+    expect(first).toMatchObject({ kind: "complete", rows: [{ tokens: "cron deploy worker", tokenizer_version: TOKENIZER_VERSION }] });
+    expect(first.kind === "complete" && first.held.size).toBe(0);
+    const edited = completeWindow([{ ...row, goal: "queue retry" }], new Map());
+    expect(edited.kind === "complete" && edited.rows[0]!.tokens).toBe("queue retry");
+  });
+
+  it("holds this window's stored lists for the next search, and only those", () => {
     const stored = { ...row, signal_id: "ts_stored", tokens: "kept as stored", tokenizer_version: TOKENIZER_VERSION };
-    expect(withTokens([stored])[0]).toBe(stored);
+    const first = completeWindow([stored, row], new Map([["ts_gone", hashList("no longer in the window")]]));
+    if (first.kind !== "complete") throw new Error("inconsistent window");
+    expect([...first.held.keys()]).toEqual(["ts_stored"]);
+    expect(first.rows[0]).toMatchObject({ tokens: "kept as stored" });
+    // The next window leaves that list out; the held one completes it.
+    const next = completeWindow([{ ...stored, tokens: null, list_held: 1 }], first.held);
+    expect(next).toMatchObject({ kind: "complete", rows: [{ signal_id: "ts_stored", tokens: "kept as stored", tokenizer_version: TOKENIZER_VERSION }] });
+  });
+
+  it("a list left out that the search does not hold is inconsistent, never matched as empty", () => {
+    const leftOut = { ...row, signal_id: "ts_unknown", tokens: null, tokenizer_version: TOKENIZER_VERSION, list_held: 1 };
+    expect(completeWindow([leftOut], new Map())).toEqual({ kind: "inconsistent" });
+  });
+});
+
+describe("hashed lists (03 §5.6)", () => {
+  const token = fc.stringMatching(/^[a-zа-я0-9]{1,6}$/);
+
+  it("count exactly the common tokens of the merge, on any lists", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(token, { maxLength: 30 }), fc.uniqueArray(token, { maxLength: 30 }), (query, list) => {
+        const stored = [...list].sort().join(" ");
+        const expected = list.filter((item) => query.includes(item)).length;
+        expect(commonTokenCounter(query)(hashList(stored))).toBe(expected);
+        expect(hashList(stored).hashes.length).toBe(list.length);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("a hash collision costs a comparison, never a count", () => {
+    // Two distinct tokens with one 32-bit hash, found by the birthday search over short tokens.
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let index = 0; pair === undefined; index += 1) {
+      const candidate = `t${index.toString(36)}`;
+      const hash = tokenHash(candidate);
+      const other = seen.get(hash);
+      if (other !== undefined) pair = [other, candidate];
+      else seen.set(hash, candidate);
+    }
+    const [first, second] = pair;
+    expect(tokenHash(first)).toBe(tokenHash(second));
+    expect(commonTokenCounter([first])(hashList(second))).toBe(0);
+    expect(commonTokenCounter([first, second])(hashList([first, second].sort().join(" ")))).toBe(2);
+    expect(commonTokenCounter([second])(hashList([first, "zzz"].sort().join(" ")))).toBe(0);
   });
 });
 

@@ -117,14 +117,58 @@ describe("cohorts, hiding and the window (03 §3–§4)", () => {
     await env.CONTACTS!.prepare(`DELETE FROM task_signals WHERE signal_id IN (${fillers.map(() => "?").join(",")})`).bind(...fillers).run();
   });
 
-  it("binds only the cohort flag, the window size and the tokenizer version to the candidate query", async () => {
+  it("binds only the cohort flag, the window size, the tokenizer version, the text limit and held signal ids to the candidate query", async () => {
+    await contribute({ goal: `deploy ${uniqueWord("bound")} on the edge`, is_test: true });
     const recorder = faultyD1(env.CONTACTS!, {});
     const canaries = new Canaries();
     await search({ goal: canaries.make("goal"), blocker: canaries.make("blocker"), is_test: true }, { overrides: { CONTACTS: recorder } });
+    await search({ goal: canaries.make("goal"), blocker: canaries.make("blocker"), is_test: true }, { overrides: { CONTACTS: recorder } });
     const selects = recorder.statements.filter((statement) => statement.sql.includes("FROM task_signals"));
-    expect(selects).toHaveLength(1); // nothing matched: the matches' texts are never read
-    expect(selects[0]!.params).toEqual([1, 100, TOKENIZER_VERSION, SEARCH_WINDOW_INLINE_TEXT_MAX]);
-    for (const value of canaries.all()) expect(selects[0]!.sql).not.toContain(value);
+    expect(selects).toHaveLength(2); // nothing matched: the matches' texts are never read
+    for (const select of selects) {
+      expect(select.params.slice(0, 4)).toEqual([1, 100, TOKENIZER_VERSION, SEARCH_WINDOW_INLINE_TEXT_MAX]);
+      const held = JSON.parse(String(select.params[4])) as unknown[];
+      for (const id of held) expect(id).toMatch(/^ts_[0-9a-f-]{36}$/);
+      for (const value of canaries.all()) expect(`${select.sql} ${JSON.stringify(select.params)}`).not.toContain(value);
+    }
+    // The second search holds the lists of the first one's window (03 §5.6).
+    expect((JSON.parse(String(selects[1]!.params[4])) as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("a second search leaves out the lists the first one read, and finds exactly the same", async () => {
+    const word = uniqueWord("held");
+    const short = await contribute({ goal: `deploy ${word} on the edge`, learned: "pin the date", is_test: true });
+    const long = await contribute({ goal: `deploy ${word} behind the gateway`, learned: LONG_LEARNED, is_test: true });
+    const ids = [short.structured!.signal_id, long.structured!.signal_id];
+    const first = await search({ goal: `deploy ${word}`, is_test: true });
+    expect((first.structured!.matches as Structured[]).map((match) => match.signal_id).sort()).toEqual([...ids].sort());
+    const recorder = faultyD1(env.CONTACTS!, {});
+    const second = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: recorder } });
+    expect(second.structured!.matches).toEqual(first.structured!.matches);
+    // What D1 answered that second window: both rows without their lists, as held.
+    const window = recorder.statements.find((statement) => statement.sql === SEARCH_WINDOW_SQL)!;
+    const rows = (await db().prepare(window.sql).bind(...window.params).all<{ signal_id: string; tokens: string | null; list_held: number }>()).results;
+    for (const id of ids) expect(rows.find((row) => row.signal_id === id)).toMatchObject({ tokens: null, list_held: 1 });
+  });
+
+  it("a window that leaves out a list the search does not hold is storage_error, never a no-match", async () => {
+    const word = uniqueWord("unheld");
+    const saved = await contribute({ goal: `deploy ${word} on the edge`, is_test: true });
+    const unheld = JSON.stringify([saved.structured!.signal_id]);
+    // D1 answering as if that id had been bound as held: the door has never seen the row.
+    const real = db();
+    const lying = {
+      prepare: (sql: string) => {
+        const statement = real.prepare(sql);
+        if (sql !== SEARCH_WINDOW_SQL) return statement;
+        return { bind: (...params: unknown[]) => statement.bind(...params.slice(0, 4), unheld) };
+      },
+      batch: (statements: D1PreparedStatement[]) => real.batch(statements),
+      withSession: () => lying,
+    } as unknown as D1Database;
+    const found = await search({ goal: `deploy ${word}`, is_test: true }, { overrides: { CONTACTS: lying } });
+    expect(found.result!.isError).toBe(true);
+    expect(found.structured).toMatchObject({ status: "storage_error" });
   });
 
   it("reads a long match's text by the id the window returned, and binds nothing else", async () => {

@@ -49,7 +49,7 @@ describe("migrations (09 §2–§3)", () => {
   });
 
   it("serves the search window from idx_task_signals_search", async () => {
-    const plan = await db().prepare(`EXPLAIN QUERY PLAN ${SEARCH_WINDOW_SQL}`).bind(0, 100, 1, 1000).all<{ detail: string }>();
+    const plan = await db().prepare(`EXPLAIN QUERY PLAN ${SEARCH_WINDOW_SQL}`).bind(0, 100, 1, 1000, JSON.stringify(["ts_00000000-0000-4000-8000-000000000000"])).all<{ detail: string }>();
     const details = plan.results.map((row) => row.detail).join("\n");
     expect(details).toContain("idx_task_signals_search");
     expect(details).not.toMatch(/TEMP B-TREE/);

@@ -1,33 +1,119 @@
 /**
- * Token lists for search candidates that have no current stored list (03 §5.6):
- * rows contributed before migration 0008, or under another tokenizer version.
- * Each is tokenised once per isolate and kept here, so even a window made only
- * of such rows costs its full tokenisation once, not on every search. Rows
- * written since 0008 carry their list and never enter the cache.
+ * The token lists a search's candidates are matched on (03 §5.6), and the two
+ * things this isolate keeps of them between searches:
  *
- * Keyed by `signal_id`, and the entry remembers the text it was made from: the
- * door never changes a stored signal's text, but a hand-edited row must not be
- * matched on its old tokens.
+ * - **Held lists.** The stored lists of each cohort's last window, by signal
+ *   id. The next search binds those ids to its window query, and D1 leaves
+ *   their lists out (`list_held`), so a search decodes only the lists it has
+ *   not seen yet — typically none, or the latest contribution's. A window of
+ *   100 maximum-length signals carries about 400 000 characters of lists;
+ *   decoding them on every search cost twice the platform's CPU budget in
+ *   collections alone (decision 206). Safe because a stored list never
+ *   changes (0008 is insert-or-ignore and nothing updates it) and signal ids
+ *   are random UUIDs never reused: a list held by id is the list stored.
+ * - **Legacy lists.** Rows without a current stored list (contributed before
+ *   0008, or under another tokenizer version) always come with their text;
+ *   each is tokenised once per isolate and kept here, keyed by `signal_id` and
+ *   checked against the text it was made from (the door never changes a
+ *   stored signal's text, but a hand-edited row must not be matched on its
+ *   old tokens).
+ *
+ * `completeWindow` decides, given a snapshot; `windowLists` holds the state.
+ * Concurrent searches each work from the snapshot they started with, and the
+ * last to finish leaves its window: every held list is a stored fact, so
+ * either is correct.
  */
-import { currentTokens, type MatchCandidate } from "./matcher";
+import { currentTokens } from "./matcher";
+import type { SignalCandidateRow } from "./signal-store";
+import { hashList, type HashedList } from "./token-hashes";
 import { storedTokens, taskText, TOKENIZER_VERSION } from "./tokenize";
 
-/** Two cohorts' windows of 100 twice over; past that the cache starts again (legacy rows only get fewer). */
-const CACHE_MAX = 400;
-
-const cache = new Map<string, { text: string; tokens: string }>();
-
-/** Every row with a current token list: its stored one, or one computed here once. */
-export function withTokens<Row extends MatchCandidate & { readonly signal_id: string }>(rows: readonly Row[]): Row[] {
-  return rows.map((row) => (currentTokens(row) === null ? { ...row, tokens: cachedTokens(row), tokenizer_version: TOKENIZER_VERSION } : row));
+/** A window row with its current list, hashed: what the matcher is given (03 §5.6). */
+export interface SearchCandidate extends SignalCandidateRow {
+  readonly tokens: string;
+  readonly tokenizer_version: number;
+  readonly hashed: HashedList;
 }
 
-function cachedTokens(row: MatchCandidate & { readonly signal_id: string }): string {
+/** One cohort's held lists: signal id → list, for the rows of its last window. */
+export type HeldLists = ReadonlyMap<string, HashedList>;
+
+/** A completed window: every row with its current list, hashed, and what to hold next. */
+export type CompletedWindow = { readonly kind: "complete"; readonly rows: SearchCandidate[]; readonly held: HeldLists } | { readonly kind: "inconsistent" };
+
+/**
+ * Every row of `rows` with its current list, hashed — held, as stored, or
+ * computed from its text once per isolate — and the lists to hold for the
+ * next search: this window's stored ones. A row whose list D1 left out
+ * although `held` lacks it is an answer to another question than the one
+ * asked: `inconsistent`, which the search reports as a storage fault.
+ */
+export function completeWindow(rows: readonly SignalCandidateRow[], held: HeldLists): CompletedWindow {
+  const next = new Map<string, HashedList>();
+  const completed: SearchCandidate[] = [];
+  for (const row of rows) {
+    let hashed: HashedList | undefined;
+    if (row.list_held === 1) {
+      hashed = held.get(row.signal_id);
+      if (hashed === undefined) return { kind: "inconsistent" };
+    } else {
+      const stored = currentTokens(row);
+      if (stored !== null) hashed = hashList(stored);
+    }
+    if (hashed === undefined) hashed = legacyList(row);
+    else next.set(row.signal_id, hashed);
+    completed.push(withList(row, hashed));
+  }
+  return { kind: "complete", rows: completed, held: next };
+}
+
+/**
+ * The row with its list, built field by field: spreading an object D1's JSON
+ * answer made costs about 1 µs and several hundred bytes per row in V8, a
+ * tenth of a millisecond per search for nothing.
+ */
+function withList(row: SignalCandidateRow, hashed: HashedList): SearchCandidate {
+  return {
+    signal_id: row.signal_id,
+    tokens: hashed.tokens,
+    tokenizer_version: TOKENIZER_VERSION,
+    list_held: row.list_held,
+    goal: row.goal,
+    blocker: row.blocker,
+    tried: row.tried,
+    learned: row.learned,
+    hashed,
+  };
+}
+
+/** Each cohort's held lists (keyed by the test flag); replaced, never mutated, so a snapshot stays whole. */
+const heldByCohort = new Map<boolean, HeldLists>();
+const NONE: HeldLists = new Map();
+
+/** One search's view of its cohort's held lists: the ids to bind, then the window completed (and remembered). */
+export function windowLists(isTest: boolean): { heldIds: string[]; complete(rows: readonly SignalCandidateRow[]): CompletedWindow } {
+  const held = heldByCohort.get(isTest) ?? NONE;
+  return {
+    heldIds: [...held.keys()],
+    complete(rows) {
+      const window = completeWindow(rows, held);
+      if (window.kind === "complete") heldByCohort.set(isTest, window.held);
+      return window;
+    },
+  };
+}
+
+/** Two cohorts' windows of 100 twice over; past that the cache starts again (legacy rows only get fewer). */
+const LEGACY_CACHE_MAX = 400;
+
+const legacyCache = new Map<string, { text: string; list: HashedList }>();
+
+function legacyList(row: SignalCandidateRow): HashedList {
   const text = taskText(row);
-  const entry = cache.get(row.signal_id);
-  if (entry !== undefined && entry.text === text) return entry.tokens;
-  if (cache.size >= CACHE_MAX) cache.clear();
-  const tokens = storedTokens(row);
-  cache.set(row.signal_id, { text, tokens });
-  return tokens;
+  const entry = legacyCache.get(row.signal_id);
+  if (entry !== undefined && entry.text === text) return entry.list;
+  if (legacyCache.size >= LEGACY_CACHE_MAX) legacyCache.clear();
+  const list = hashList(storedTokens(row));
+  legacyCache.set(row.signal_id, { text, list });
+  return list;
 }

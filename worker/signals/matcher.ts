@@ -5,7 +5,8 @@
  */
 import { SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { STOP_WORDS } from "./stopwords";
-import { forEachWord, isDroppedAsShort, taskText, taskTokens, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
+import { commonTokenCounter, type HashedList } from "./token-hashes";
+import { forEachWord, isDroppedAsShort, sortedTokens, taskText, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
 
 /** Jaccard ≥ 15/100. */
 const THRESHOLD_NUMERATOR = 15;
@@ -24,6 +25,8 @@ const SPACE = 0x20;
 export interface MatchCandidate extends CandidateText {
   readonly tokens?: string | null;
   readonly tokenizer_version?: number | null;
+  /** The current list with its tokens' hashes (a held list, candidate-tokens.ts): counted by probing, not merging. */
+  readonly hashed?: HashedList;
 }
 
 interface Scored<Candidate> {
@@ -44,25 +47,25 @@ interface Counts {
  * (`common ≥ 1` for a one-token query); an empty query matches nothing.
  *
  * Hot path of every search. Only the query is tokenised when the candidates
- * carry their stored token lists, which are merged with the sorted query.
+ * carry their stored token lists: a hashed (held) list is counted with one
+ * table probe per token; a list as text is merged with the sorted query.
  */
 export function findMatches<Candidate extends MatchCandidate>(
   query: TaskText,
   candidates: readonly Candidate[],
   limit: number = SEARCH_RESULTS_MAX,
 ): Candidate[] {
-  const queryTokens = taskTokens(query);
-  if (queryTokens.size === 0) return [];
-  const minimumCommon = queryTokens.size === 1 ? 1 : 2;
-  const sortedQuery = [...queryTokens].sort();
+  // Distinct and sorted, as a stored list is: merged with lists as text, hashed for held ones.
+  const queryTokens = sortedTokens(query);
+  if (queryTokens.length === 0) return [];
+  const minimumCommon = queryTokens.length === 1 ? 1 : 2;
   let textCounter: ((text: string, stamp: number) => Counts) | undefined;
+  let hashedCounter: ((list: HashedList) => number) | undefined;
 
   const matches: Scored<Candidate>[] = [];
   candidates.forEach((candidate, position) => {
-    const stored = currentTokens(candidate);
-    const { distinct, common } =
-      stored === null ? (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1) : countStoredTokens(stored, sortedQuery);
-    const union = queryTokens.size + distinct - common;
+    const { distinct, common } = countCandidate(candidate, position);
+    const union = queryTokens.length + distinct - common;
     if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
       matches.push({ candidate, common, union });
     }
@@ -70,6 +73,16 @@ export function findMatches<Candidate extends MatchCandidate>(
   // Array.prototype.sort is stable, so equal similarities keep candidate order.
   matches.sort((a, b) => b.common * a.union - a.common * b.union);
   return matches.slice(0, limit).map((match) => match.candidate);
+
+  function countCandidate(candidate: Candidate, position: number): Counts {
+    const stored = currentTokens(candidate);
+    const { hashed } = candidate;
+    if (hashed !== undefined && hashed.tokens === stored) {
+      return { distinct: hashed.hashes.length, common: (hashedCounter ??= commonTokenCounter(queryTokens))(hashed) };
+    }
+    if (stored !== null) return countStoredTokens(stored, queryTokens);
+    return (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1);
+  }
 }
 
 /** The candidate's stored token list if it was made by these rules, else null. */
@@ -129,7 +142,7 @@ function compareSpan(text: string, start: number, end: number, other: string): n
  * per id remembers the last candidate that counted it, so a candidate's
  * distinct tokens are counted without a set per candidate.
  */
-function countTextTokens(queryTokens: ReadonlySet<string>): (text: string, stamp: number) => Counts {
+function countTextTokens(queryTokens: readonly string[]): (text: string, stamp: number) => Counts {
   const wordIds = new Map<string, number>();
   for (const word of STOP_WORDS) wordIds.set(word, STOP);
   for (const token of queryTokens) wordIds.set(token, wordIds.size - STOP_WORDS.size);
@@ -149,7 +162,7 @@ function countTextTokens(queryTokens: ReadonlySet<string>): (text: string, stamp
       if (stamps[id] === stamp) return;
       stamps[id] = stamp;
       distinct += 1;
-      if (id < queryTokens.size) common += 1;
+      if (id < queryTokens.length) common += 1;
     });
     return { distinct, common };
   };

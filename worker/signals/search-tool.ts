@@ -8,7 +8,7 @@ import { COHORT, CONTENT_LABEL_UNVERIFIED, SEARCH_STATUS, TOOL_CONTRIBUTE, TOOL_
 import { SEARCH_CANDIDATES_MAX, SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { newSearchReceipt } from "../storage/ids";
 import { defineTool, failure, success } from "../lib/tool-definition";
-import { withTokens } from "./candidate-tokens";
+import { windowLists } from "./candidate-tokens";
 import { findMatches } from "./matcher";
 import { observeSearchedTask } from "./observe-task";
 import { searchInputSchema } from "./schemas";
@@ -72,11 +72,15 @@ export const searchTool = defineTool({
     // and no observation is attempted then (03 §6).
     if (!db) return storageError(isTest);
     const search = openSignalSearch(db, isTest);
-    const window = await search.window();
+    // Rows whose lists this isolate holds come without them (03 §5.6).
+    const lists = windowLists(isTest);
+    const window = await search.window(lists.heldIds);
     if (window.kind !== "read") return storageError(isTest);
+    const candidates = lists.complete(window.rows);
+    if (candidates.kind !== "complete") return storageError(isTest);
 
     // Long rows come without their text; only the matches among them are read, in the same session (03 §4).
-    const matched = findMatches(input, withTokens(window.rows));
+    const matched = findMatches(input, candidates.rows);
     const leftOut = matched.filter((row) => row.goal === null).map((row) => row.signal_id);
     const texts = leftOut.length === 0 ? ({ kind: "read", rows: [] } as const) : await search.matches(leftOut);
     if (texts.kind !== "read") return storageError(isTest);

@@ -19,8 +19,11 @@ type Read<Rows> = { readonly kind: "read"; readonly rows: Rows } | { readonly ki
 
 /** One search's two reads (03 §4); a storage fault is a value, never an empty window or no match (03 §6). */
 export interface SignalSearch {
-  /** The latest active rows of the cohort, newest first: token lists, and the text of every row but the long ones with a current list. */
-  window(): Promise<Read<SignalCandidateRow[]>>;
+  /**
+   * The latest active rows of the cohort, newest first: the text of every row but the long ones with a current list,
+   * and the list of every row but those whose ids are in `heldIds` (current lists the isolate holds, 03 §5.6).
+   */
+  window(heldIds: readonly string[]): Promise<Read<SignalCandidateRow[]>>;
   /** The returnable columns of matched rows the window left the text out of, if still active, in no particular order. */
   matches(signalIds: readonly string[]): Promise<Read<SignalMatchRow[]>>;
 }
@@ -28,7 +31,10 @@ export interface SignalSearch {
 export function openSignalSearch(db: D1Database, isTest: boolean): SignalSearch {
   const reads = searchReads(db);
   return {
-    window: () => readOrUnreadable(() => reads.window(isTest, SEARCH_CANDIDATES_MAX, TOKENIZER_VERSION, SEARCH_WINDOW_INLINE_TEXT_MAX)),
+    window: (heldIds) =>
+      readOrUnreadable(() =>
+        reads.window(isTest, { size: SEARCH_CANDIDATES_MAX, tokenizerVersion: TOKENIZER_VERSION, inlineTextMax: SEARCH_WINDOW_INLINE_TEXT_MAX, heldIds }),
+      ),
     matches: (signalIds) => readOrUnreadable(() => reads.matches(isTest, signalIds)),
   };
 }

@@ -59,7 +59,22 @@ export const TOKENIZER_VERSION = 1;
  * intersect it with the sorted query tokens in one pass without splitting it.
  */
 export function storedTokens(task: CandidateText): string {
-  return [...taskTokens(task)].sort().join(" ");
+  return sortedTokens(task).join(" ");
+}
+
+/**
+ * A task's distinct tokens in code-unit order, as a stored list holds them:
+ * the token set of `taskTokens` without a `Set` (whose table a 4 000-character
+ * query grows five times over), sorted and then deduplicated in place.
+ */
+export function sortedTokens(task: CandidateText): string[] {
+  const tokens: string[] = [];
+  forEachToken(taskText(task), (token) => tokens.push(token));
+  tokens.sort();
+  let kept = 0;
+  for (const token of tokens) if (kept === 0 || tokens[kept - 1] !== token) tokens[kept++] = token;
+  tokens.length = kept;
+  return tokens;
 }
 
 export function tokenSet(text: string): Set<string> {
@@ -122,10 +137,23 @@ export function isDroppedAsShort(word: string): boolean {
   return codePointLength(word) < MIN_CODE_POINTS && !SHORT_TERM_ALLOWLIST.has(word);
 }
 
-/** Length in code points; only counted for short words, where it decides. */
+/**
+ * Length in code points; only counted for short words, where it decides.
+ * Counted over code units (a low surrogate after a high one is the same code
+ * point) rather than with the string iterator, which allocates a string per
+ * code point outside Latin-1: 3 200 of them for a 4 000-character Cyrillic task.
+ */
 function codePointLength(word: string): number {
   if (word.length >= MIN_CODE_POINTS * 2) return MIN_CODE_POINTS; // ≥ 3 code points for sure
   let count = 0;
-  for (const _ of word) count += 1;
+  for (let index = 0; index < word.length; index += 1) {
+    const unit = word.charCodeAt(index);
+    const continuesPair = unit >= 0xdc00 && unit <= 0xdfff && index > 0 && isHighSurrogate(word.charCodeAt(index - 1));
+    if (!continuesPair) count += 1;
+  }
   return count;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }

@@ -16,9 +16,11 @@ import type { SqlStatement as Statement } from "../../contracts/sql-statement";
  */
 export interface SignalCandidateRow {
   signal_id: string;
-  /** The stored token list (0008; NULL for a row from before it): matched on, never returned. */
+  /** The stored token list (0008): matched on, never returned. NULL for a row from before 0008, or when `list_held`. */
   tokens: string | null;
   tokenizer_version: number | null;
+  /** 1 when the row's list is of the current version and its id was bound as held (?5): the list is left out, the isolate has it. */
+  list_held: number;
   /** NULL exactly when the text was left out (then all four are NULL); a stored goal is never NULL. */
   goal: string | null;
   blocker: string | null;
@@ -28,14 +30,19 @@ export interface SignalCandidateRow {
 
 /** Whether a window row's text is left out: a current list (?3) and more than ?4 characters of text. */
 const TEXT_LEFT_OUT = `(t.tokenizer_version = ?3 AND length(s.goal) + ifnull(length(s.blocker), 0) + ifnull(length(s.tried), 0) + ifnull(length(s.learned), 0) > ?4)`;
+/** Whether a window row's list is left out: a current list (?3) whose signal id is among those the isolate holds (?5, a JSON array). */
+const LIST_HELD = `(t.tokenizer_version = ?3 AND s.signal_id IN (SELECT value FROM json_each(?5)))`;
 
 /**
  * The candidate window of a search: ?1 the cohort flag, ?2 the window size, ?3
- * the current tokenizer version, ?4 the most text a row brings with it. Search
- * text never reaches SQL, D1 logs or a cache — matching happens in memory
- * (03 §4), so only these four values are bound.
+ * the current tokenizer version, ?4 the most text a row brings with it, ?5 the
+ * ids whose current lists the isolate already holds (03 §5.6). Search text
+ * never reaches SQL, D1 logs or a cache — matching happens in memory (03 §4),
+ * so only these five values are bound.
  */
-export const SEARCH_WINDOW_SQL = `SELECT s.signal_id, t.tokens, t.tokenizer_version,
+export const SEARCH_WINDOW_SQL = `SELECT s.signal_id,
+  CASE WHEN ${LIST_HELD} THEN NULL ELSE t.tokens END AS tokens, t.tokenizer_version,
+  CASE WHEN ${LIST_HELD} THEN 1 ELSE 0 END AS list_held,
   CASE WHEN ${TEXT_LEFT_OUT} THEN NULL ELSE s.goal END AS goal,
   CASE WHEN ${TEXT_LEFT_OUT} THEN NULL ELSE s.blocker END AS blocker,
   CASE WHEN ${TEXT_LEFT_OUT} THEN NULL ELSE s.tried END AS tried,
@@ -45,8 +52,17 @@ WHERE s.status = 'active' AND s.self_reported_test = ?1
 ORDER BY s.created_at DESC, s.signal_id DESC
 LIMIT ?2`;
 
-export function searchWindowStatement(isTest: boolean, size: number, tokenizerVersion: number, inlineTextMax: number): Statement {
-  return { sql: SEARCH_WINDOW_SQL, params: [isTest ? 1 : 0, size, tokenizerVersion, inlineTextMax] };
+/** What a window query binds besides the cohort (03 §4). */
+export interface SearchWindowParams {
+  readonly size: number;
+  readonly tokenizerVersion: number;
+  readonly inlineTextMax: number;
+  /** Signal ids whose current lists the caller holds; D1 leaves those lists out. */
+  readonly heldIds: readonly string[];
+}
+
+export function searchWindowStatement(isTest: boolean, window: SearchWindowParams): Statement {
+  return { sql: SEARCH_WINDOW_SQL, params: [isTest ? 1 : 0, window.size, window.tokenizerVersion, window.inlineTextMax, JSON.stringify(window.heldIds)] };
 }
 
 /** The columns of a match that a search may return (03 §4): no timestamps, hashes or status. */

@@ -8,18 +8,22 @@ import {
   matchedSignalsStatement,
   searchWindowStatement,
   signalBySubmissionStatement,
+  type SearchWindowParams,
   type SignalCandidateRow,
   type SignalInsertRow,
   type SignalMatchRow,
   type StoredSignalRow,
 } from "./sql";
 
-export type { SignalCandidateRow, SignalInsertRow, SignalMatchRow, StoredSignalRow } from "./sql";
+export type { SearchWindowParams, SignalCandidateRow, SignalInsertRow, SignalMatchRow, StoredSignalRow } from "./sql";
 
 /** One search's reads (03 §4): the window, then the texts of its matches. */
 export interface SearchReads {
-  /** The latest `size` active rows of one cohort, newest first; a row with a list of `tokenizerVersion` and more than `inlineTextMax` characters of text comes without it. */
-  window(isTest: boolean, size: number, tokenizerVersion: number, inlineTextMax: number): Promise<SignalCandidateRow[]>;
+  /**
+   * The latest `size` active rows of one cohort, newest first. A row with a list of `tokenizerVersion` comes without
+   * its text when that holds more than `inlineTextMax` characters, and without its list when its id is in `heldIds`.
+   */
+  window(isTest: boolean, params: SearchWindowParams): Promise<SignalCandidateRow[]>;
   /** The returnable columns of the given rows, if still active in that cohort. */
   matches(isTest: boolean, signalIds: readonly string[]): Promise<SignalMatchRow[]>;
 }
@@ -32,8 +36,7 @@ export interface SearchReads {
 export function searchReads(db: D1Database): SearchReads {
   const reader = replicaReader(db);
   return {
-    window: (isTest, size, tokenizerVersion, inlineTextMax) =>
-      all<SignalCandidateRow>(reader, searchWindowStatement(isTest, size, tokenizerVersion, inlineTextMax)),
+    window: (isTest, params) => all<SignalCandidateRow>(reader, searchWindowStatement(isTest, params)),
     matches: (isTest, signalIds) => all<SignalMatchRow>(reader, matchedSignalsStatement(isTest, signalIds)),
   };
 }
