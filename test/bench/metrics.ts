@@ -11,7 +11,7 @@
  * - a bare Node loop that splits lines and `JSON.parse`s each (the gate's 1.0×);
  * - `jq` with the filter of 10 §6, when on PATH;
  * - DuckDB (`@duckdb/node-api`, a dev dependency, so a fresh clone has it)
- *   on two threads, twice: the equivalent query (the counted fields declared
+ *   on two threads (the CLI is given two as well), twice: the equivalent query (the counted fields declared
  *   as columns, the four counted types, dedupe by `event_id`, the test
  *   exclusions, a group-by of every counted field, first and last time), whose
  *   per-type counts must equal the CLI's, and plain `read_ndjson_auto` with a
@@ -268,7 +268,7 @@ interface MagntRun extends RunResult {
 
 function runMagnt(cli: string, file: string): MagntRun {
   const result = spawnSync(process.execPath, [cli, "metrics", file, "--json"], {
-    env: { ...process.env, MAGNT_BENCH_STATS: "1", NO_COLOR: "1" },
+    env: { ...process.env, MAGNT_BENCH_STATS: "1", NO_COLOR: "1", MAGNT_METRICS_THREADS: String(COMPARED_THREADS) },
     encoding: "utf8",
     maxBuffer: 64 * MB,
   });
@@ -311,8 +311,15 @@ function duckdbModule(root: string): { path: string } | { error: string } {
   }
 }
 
-/** DuckDB's threads, as the CLI's. */
-const DUCKDB_THREADS = 2;
+/**
+ * The threads both sides of a throughput comparison are given: DuckDB's
+ * `threads`, the CLI's `MAGNT_METRICS_THREADS` (decision 207). Left to itself
+ * the CLI takes two only when the 1-minute load average is below CPUs − 0.5,
+ * and in these rounds that average still counts the previous contender's two
+ * threads for a minute after it ended: it chose one thread in every round.
+ */
+const COMPARED_THREADS = 2;
+const DUCKDB_THREADS = COMPARED_THREADS;
 const BOOLEAN_FIELDS = new Set(["controlled_test", "self_reported_test", "rate_limited", "duplicate", "observed_task_saved"]);
 const COUNTED_TYPES = ["mcp_request", "mcp_card", "a2a_request", "a2a_card"];
 
@@ -576,8 +583,10 @@ function methodText(rounds: number, loads: readonly string[]): string {
     "(`DISTINCT ON`), drops `controlled_test`/`self_reported_test` events, and groups by every counted field with the first and last",
     "time; its per-type counts are checked against the CLI's `by_event_type` in every round (the bench stops if they differ).",
     "It does not do the receipt correlation, which the CLI does. jq runs in the rounds as well.",
-    "The CLI decides itself whether a worker thread helps (`chooseThreads` in `cli/commands/metrics/parallel.ts`: two threads when the",
-    "1-minute load average is below CPUs − 0.5); the throughput row says how many blocks the worker counted in each round.",
+    `The CLI is given ${COMPARED_THREADS} threads as DuckDB is (\`MAGNT_METRICS_THREADS=${COMPARED_THREADS}\`): left to itself (\`chooseThreads\` in`,
+    "`cli/commands/metrics/parallel.ts`) it takes two only when the 1-minute load average is below CPUs − 0.5, which in these rounds",
+    "still counts the previous contender's threads (decision 207). The throughput row says how many blocks the worker counted in each",
+    "round. The RSS rows below leave the choice to the CLI.",
     "",
     "Load average (1, 5, 15 min) during the metrics rounds:",
     "",
