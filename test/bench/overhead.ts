@@ -26,7 +26,7 @@ import { prng, realisticTask, sentence } from "./corpus";
 import type { Report } from "./report";
 import { wranglerAliases } from "../helpers/bundle";
 import { benchColdStart } from "./cold-start";
-import { readToolAnswer, toolCall, toolsList, type McpRequest } from "./requests";
+import { readToolAnswer, toolCall, toolsList, toolsListAs, type McpRequest } from "./requests";
 import { formatRatio, formatSpread, median, percentile, summariseRatios } from "./stats";
 
 const BENCH = "door overhead";
@@ -137,6 +137,8 @@ interface Pair {
   tool: string;
   door: Send;
   echo: Send;
+  /** Reported beside the gated rows, not gated. */
+  info?: true;
 }
 
 const MODES = [
@@ -188,8 +190,17 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
     const random = prng(42);
     let goal = sentence(random, 100);
     const nextGoal = () => (goal = sentence(random, 100));
+    // The door answers a listing it has answered before from its kept answer (decision 208): the repeated
+    // listing is its best case, so the same listing from new client software every time is reported beside it.
+    let client = 0;
     const pairs: Pair[] = [
       { tool: "tools/list", door: send(DOOR_URL, toolsList), echo: send(ECHO_URL, toolsList) },
+      {
+        tool: "tools/list from new client software each time (nothing kept)",
+        door: send(DOOR_URL, () => toolsListAs(`bench-${(client += 1)}`)),
+        echo: send(ECHO_URL, () => toolsListAs(`bench-${client}`)),
+        info: true,
+      },
       { tool: "about_magnt", door: send(DOOR_URL, () => toolCall("about_magnt", {})), echo: send(ECHO_URL, () => toolCall("echo", { text: "hello" })) },
       {
         tool: "search_shared_experience",
@@ -249,14 +260,15 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
           const echoFigure = pooled ? percentile(slot.echo.flatMap((block) => block.samples), 99) : median(slot.echo.map((block) => block[metric.key]));
           const value = pooled ? doorFigure / echoFigure : summary.median;
           const basis = pooled ? `p99 of each side's ${slot.door.reduce((sum, block) => sum + block.samples.length, 0)} / ${slot.echo.reduce((sum, block) => sum + block.samples.length, 0)} samples over the rounds` : "medians over rounds";
+          const detail = `door ${doorFigure.toFixed(digits)} ${metric.unit} / echo ${echoFigure.toFixed(digits)} ${metric.unit} (${basis})`;
+          if (pair.info) {
+            report.record({ benchmark: BENCH, measurement: `${pair.tool}, ${mode.label}: ${metric.label}`, value, unit: "×", budget: "reported", kind: "info" }, true, { spread: formatSpread(summary), detail });
+            continue;
+          }
           report.record(
             { benchmark: BENCH, measurement: `${pair.tool}, ${mode.label}: ${metric.label}`, value, unit: "×", budget: GATES.map((gate) => `≤ ${gate}`).join(" and "), kind: "gate" },
             value <= GATE,
-            {
-              spread: formatSpread(summary),
-              detail: `door ${doorFigure.toFixed(digits)} ${metric.unit} / echo ${echoFigure.toFixed(digits)} ${metric.unit} (${basis})`,
-              target: { budget: `≤ ${TARGET.toFixed(1)}`, met: value <= TARGET },
-            },
+            { spread: formatSpread(summary), detail, target: { budget: `≤ ${TARGET.toFixed(1)}`, met: value <= TARGET } },
           );
           if (process.env.MAGNT_BENCH_VERBOSE === "1") console.error(`${pair.tool} ${mode.label} ${metric.label}: ${formatRatio(summary)}`);
         }
@@ -288,7 +300,8 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
         "median ratio, a p99 row the ratio of the two sides' p99 over all their samples pooled across the rounds (one block holds",
         "too few tail samples, and one collection pause moves every request in flight at once); every row shows the min–max of",
         "the per-round ratios as its spread, with both sides' figures in the detail column. `tools/list` is compared with the",
-        "echo worker's `tools/list`, `about_magnt` with its `echo` tool, and `search_shared_experience` with its `echo_search` tool,",
+        "echo worker's `tools/list` (the same listing each time, which the door answers from its kept answer, decision 208; the same",
+        "listing from new client software each time, never kept, is reported beside it), `about_magnt` with its `echo` tool, and `search_shared_experience` with its `echo_search` tool,",
         "which does the search's storage work and nothing else (the same window query over the same 100 signals in its own",
         "migrated D1, and one insert of the searched task): the search ratio is the door's overhead over the bare SDK doing",
         "the same I/O (guards, validation, matching, telemetry), not the cost of storage.",

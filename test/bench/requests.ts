@@ -19,7 +19,7 @@ export interface McpRequest {
   body: string;
 }
 
-function request(method: string, params: Record<string, unknown>, name?: string): McpRequest {
+function request(method: string, params: Record<string, unknown>, name?: string, meta: Record<string, unknown> = MODERN_META): McpRequest {
   return {
     method: "POST",
     headers: {
@@ -29,12 +29,17 @@ function request(method: string, params: Record<string, unknown>, name?: string)
       "mcp-method": method,
       ...(name === undefined ? {} : { "mcp-name": name }),
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: MODERN_META } }),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
   };
 }
 
 export function toolsList(): McpRequest {
   return request("tools/list", {});
+}
+
+/** A `tools/list` from client software of its own name (the door keeps listings per client software, decision 208). */
+export function toolsListAs(clientName: string): McpRequest {
+  return request("tools/list", {}, undefined, { ...MODERN_META, "io.modelcontextprotocol/clientInfo": { name: clientName, version: "1.0.0" } });
 }
 
 export function toolCall(name: string, args: Record<string, unknown>): McpRequest {

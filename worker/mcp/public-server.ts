@@ -22,7 +22,7 @@ import { contributeTool, searchTool } from "../signals/index";
 import { aboutTool, profileFor } from "./about-tool";
 import { buildInstructions } from "./instructions";
 import { registerTools } from "./register-tools";
-import { serveMcp, type ToolOutcomeListener } from "./serve";
+import { serveMcp, type McpServing, type ToolOutcomeListener } from "./serve";
 
 /**
  * The public tools for this environment, in `tools/list` order (02 §3). The
@@ -68,13 +68,21 @@ function buildPublicServer(
 
 /** `POST /mcp` where public tools execute (monolith, core). */
 export function servePublicMcp(req: DoorRequest): Promise<Response> {
+  return serveMcp(req, publicServing(req));
+}
+
+/** What `serveMcp` serves for this request on the public door: its tools, its server, its listing key. */
+export function publicServing(req: DoorRequest): McpServing {
   const tools = publicTools(req.env);
-  return serveMcp(req, {
+  const origin = publicOrigin(req.env);
+  return {
     tools,
+    // The listing names the tools (their definitions are module constants) and the origin (serverInfo.websiteUrl).
+    listingKey: `${origin}\n${tools.map((tool) => tool.name).join(",")}`,
     createServer: (info, onToolOutcome) => {
       const ctx: ToolContext = {
         env: req.env,
-        origin: publicOrigin(req.env),
+        origin,
         client: { name: info.clientName, version: info.clientVersion, protocolVersion: info.protocolVersion },
         controlledTest: req.telemetry.controlledTest,
         checkPublicWrite: publicWriteLimiter(req.request, req.env, req.role),
@@ -82,5 +90,5 @@ export function servePublicMcp(req: DoorRequest): Promise<Response> {
       };
       return buildPublicServer(ctx, tools, onToolOutcome);
     },
-  });
+  };
 }

@@ -27,6 +27,8 @@ interface ReadMcpResponse {
   rpcErrorCode: number | null;
   /** The protocol version a successful `initialize` answered with. */
   initializeVersion: string | null;
+  /** The body as read (decoded), or null when it was handed back unread. */
+  text: string | null;
 }
 
 export async function readMcpResponse(
@@ -34,16 +36,15 @@ export async function readMcpResponse(
   methodLabel: string | null,
   addHeaders: Record<string, string>,
 ): Promise<ReadMcpResponse> {
-  const unread: ReadMcpResponse = { response: withHeaders(response, addHeaders), outcome: null, rpcErrorCode: null, initializeVersion: null };
-  if (response.status === 202 || response.status === 204) {
-    return { ...unread, outcome: "notification_accepted" };
-  }
+  // Copied only when handed back unread: a read answer is rebuilt from its bytes below, in its one copy.
+  const unread = (outcome: Outcome | null): ReadMcpResponse => ({ response: withHeaders(response, addHeaders), outcome, rpcErrorCode: null, initializeVersion: null, text: null });
+  if (response.status === 202 || response.status === 204) return unread("notification_accepted");
   const contentType = (response.headers.get("content-type") ?? "").toLowerCase();
   const isStream = contentType.startsWith("text/event-stream");
   const answersOnce =
     methodLabel !== null && methodLabel !== "unknown" && !MCP_STREAMING_METHODS.includes(methodLabel);
-  if (isStream && !answersOnce) return { ...unread, outcome: "stream_opened" };
-  if (!isStream && !contentType.includes("json")) return unread;
+  if (isStream && !answersOnce) return unread("stream_opened");
+  if (!isStream && !contentType.includes("json")) return unread(null);
 
   // The bytes are read once and handed back as they are: decoded for reading only, never encoded again.
   const bytes = await response.arrayBuffer();
@@ -52,10 +53,10 @@ export async function readMcpResponse(
   for (const [name, value] of Object.entries(addHeaders)) headers.set(name, value);
   const rebuilt = new Response(bytes, { status: response.status, statusText: response.statusText, headers });
   const messages = isStream ? parseEventStream(text) : parseJsonMessages(text);
-  return { ...classifyMessages(messages), response: rebuilt };
+  return { ...classifyMessages(messages), response: rebuilt, text };
 }
 
-function classifyMessages(messages: unknown[]): Omit<ReadMcpResponse, "response"> {
+function classifyMessages(messages: unknown[]): Omit<ReadMcpResponse, "response" | "text"> {
   let outcome: Outcome | null = null;
   let rpcErrorCode: number | null = null;
   let initializeVersion: string | null = null;

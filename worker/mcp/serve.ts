@@ -21,6 +21,7 @@ import type { DoorRequest } from "../edge/pipeline";
 import { diagnoseArguments } from "../edge/validation-diagnostics";
 import type { RegisteredTool, ToolOutcome } from "../lib/tool-definition";
 import { mcpAnswerHeaders } from "./http";
+import { keepListing, listingRequest, recallListing } from "./listing-cache";
 import { readMcpRequest, type McpRequestInfo } from "./request-metadata";
 import { readMcpResponse } from "./response-reading";
 
@@ -73,6 +74,12 @@ export interface McpServing {
    * on the public door, which has no identity at all.
    */
   readonly authInfo?: AuthInfo;
+  /**
+   * Everything this serving's `tools/list` answer depends on besides the
+   * request (for the public server: the origin and the tool set), or absent
+   * when its listings are never kept (listing-cache.ts).
+   */
+  readonly listingKey?: string;
 }
 
 export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<Response> {
@@ -90,6 +97,16 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   });
   const diagnostics = tool ? diagnoseArguments(tool.inputSchema, info.toolArguments) : null;
   if (diagnostics) req.telemetry.annotate(diagnostics);
+
+  // A listing answered before under the same key is answered again from its kept bytes, without the SDK.
+  const answerHeaders = mcpAnswerHeaders(req.allowedOrigin);
+  const listing = serving.listingKey !== undefined && serving.authInfo === undefined ? listingRequest(serving.listingKey, req.request, info.parsedBody) : null;
+  const recalled = listing === null ? null : recallListing(listing);
+  if (recalled !== null) {
+    for (const [name, value] of Object.entries(answerHeaders)) recalled.headers.set(name, value);
+    req.telemetry.annotate({ outcome: "success" });
+    return new Response(recalled.body, { status: recalled.status, headers: recalled.headers });
+  }
 
   const recorded: { tool?: ToolOutcome } = {};
   const createServer = () => serving.createServer(info, (outcome) => (recorded.tool = outcome));
@@ -109,7 +126,10 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
     sdkResponse = await createMcpHandler(createServer, HANDLER_OPTIONS).fetch(copy, auth);
   }
 
-  const read = await readMcpResponse(sdkResponse, info.methodLabel, mcpAnswerHeaders(req.allowedOrigin));
+  const read = await readMcpResponse(sdkResponse, info.methodLabel, answerHeaders);
+  if (listing !== null && read.outcome === "success" && read.rpcErrorCode === null && read.text !== null) {
+    keepListing(listing, sdkResponse.status, sdkResponse.headers, read.text);
+  }
   if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);
   if (read.outcome !== null) req.telemetry.annotate({ outcome: read.outcome });
   else if (sdkResponse.status >= 500) req.telemetry.annotate({ outcome: "handler_error" });

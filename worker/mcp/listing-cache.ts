@@ -1,0 +1,87 @@
+/**
+ * The public server's `tools/list` answers, kept per isolate (issue 21, 02 §3).
+ *
+ * Why: a listing is the same every time for the same request, yet answering it
+ * builds a server, registers every tool, lists and validates the tools and
+ * serialises about 5 KB, then the door reads that answer back — most of what a
+ * `tools/list` costs, on the most frequent request there is.
+ *
+ * What an answer depends on, and so what the key holds: the serving (the tool
+ * set and the origin, `McpServing.listingKey`), the parsed body with its `id`
+ * reduced to its kind (the SDK is handed the parsed body, never the bytes),
+ * the request method and the request headers the SDK reads (`VARY_HEADERS`;
+ * `test/node/listing-cache.test.ts` fails when the SDK reads one more). The
+ * `id` itself only appears at the end of the answer, where JSON.stringify puts
+ * the `id` member the SDK writes last: an answer is kept only when it ends in
+ * exactly that member, and a later request's answer is the kept bytes with its
+ * own id in that place.
+ *
+ * Only a successful answer (HTTP 200, a JSON-RPC result) is kept: every check
+ * the SDK makes is made again for a request it has not answered under that
+ * key, and a rejected request is never answered from here. Not for a server
+ * served with an identity (the owner's): it has no `listingKey`.
+ *
+ * Bounds: at most `MAX_ENTRIES` answers, the oldest dropped first; a key longer
+ * than `MAX_KEY_LENGTH` is never kept (a listing request is a few hundred bytes).
+ * A visitor who sends many distinct listings only makes others miss, which is
+ * the uncached path, never a different answer.
+ */
+import { isRecord } from "../contracts/guards";
+
+/** Request headers the SDK reads before it answers a `tools/list` (either lane). */
+export const VARY_HEADERS = ["content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "last-event-id"] as const;
+
+const MAX_ENTRIES = 32;
+const MAX_KEY_LENGTH = 4096;
+
+interface Kept {
+  readonly status: number;
+  readonly headers: readonly (readonly [string, string])[];
+  /** The answer before and after its id. */
+  readonly before: string;
+  readonly after: string;
+}
+
+/** A listing request this cache may answer: its key and its id. */
+export interface ListingRequest {
+  readonly key: string;
+  readonly id: string | number;
+}
+
+const kept = new Map<string, Kept>();
+
+/**
+ * The key of a `tools/list` request, or null when it is not one this cache
+ * handles (another method, a batch, an id the SDK would refuse, a long body).
+ */
+export function listingRequest(listingKey: string, request: Request, body: unknown): ListingRequest | null {
+  if (!isRecord(body) || body.method !== "tools/list") return null;
+  const id = body.id;
+  if (typeof id !== "string" && !(typeof id === "number" && Number.isSafeInteger(id))) return null;
+  const idKind = typeof id === "string" ? "string" : "number";
+  let key = `${listingKey}\n${request.method}`;
+  for (const name of VARY_HEADERS) key += `\n${request.headers.get(name) ?? ""}`;
+  key += `\n${JSON.stringify(body, function (this: unknown, member, value: unknown) {
+    return this === body && member === "id" ? idKind : value;
+  })}`;
+  return key.length <= MAX_KEY_LENGTH ? { key, id } : null;
+}
+
+/** The kept answer for `listing`, as the SDK would have sent it for its id, or null. */
+export function recallListing(listing: ListingRequest): { status: number; headers: Headers; body: string } | null {
+  const entry = kept.get(listing.key);
+  if (entry === undefined) return null;
+  return { status: entry.status, headers: new Headers(entry.headers as [string, string][]), body: entry.before + JSON.stringify(listing.id) + entry.after };
+}
+
+/** Keeps the SDK's successful answer to `listing` when its id is where the splice expects it. */
+export function keepListing(listing: ListingRequest, status: number, headers: Headers, text: string): void {
+  // A replacement character would mean bytes that did not decode as sent; such an answer is never re-encoded.
+  if (status !== 200 || text.includes("\uFFFD")) return;
+  const member = `"id":${JSON.stringify(listing.id)}`;
+  // The JSON body ends with the id member; an SSE event adds its blank line.
+  const after = text.endsWith(`${member}}`) ? "}" : text.endsWith(`${member}}\n\n`) ? "}\n\n" : null;
+  if (after === null) return;
+  if (kept.size >= MAX_ENTRIES) kept.delete(kept.keys().next().value as string);
+  kept.set(listing.key, { status, headers: [...headers], before: text.slice(0, text.length - after.length - JSON.stringify(listing.id).length), after });
+}
