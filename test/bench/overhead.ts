@@ -190,8 +190,8 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
     const random = prng(42);
     let goal = sentence(random, 100);
     const nextGoal = () => (goal = sentence(random, 100));
-    // The door answers a listing it has answered before from its kept answer (decision 208): the repeated
-    // listing is its best case, so the same listing from new client software every time is reported beside it.
+    // The door answers a listing (or the profile) it has answered before from its kept answer (decision 208):
+    // the repeated request is its best case, so the same listing from new client software every time is reported beside it.
     let client = 0;
     const pairs: Pair[] = [
       { tool: "tools/list", door: send(DOOR_URL, toolsList), echo: send(ECHO_URL, toolsList) },
@@ -301,7 +301,7 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
         "too few tail samples, and one collection pause moves every request in flight at once); every row shows the min–max of",
         "the per-round ratios as its spread, with both sides' figures in the detail column. `tools/list` is compared with the",
         "echo worker's `tools/list` (the same listing each time, which the door answers from its kept answer, decision 208; the same",
-        "listing from new client software each time, never kept, is reported beside it), `about_magnt` with its `echo` tool, and `search_shared_experience` with its `echo_search` tool,",
+        "listing from new client software each time, never kept, is reported beside it), `about_magnt` (also kept) with its `echo` tool, and `search_shared_experience` with its `echo_search` tool,",
         "which does the search's storage work and nothing else (the same window query over the same 100 signals in its own",
         "migrated D1, and one insert of the searched task): the search ratio is the door's overhead over the bare SDK doing",
         "the same I/O (guards, validation, matching, telemetry), not the cost of storage.",

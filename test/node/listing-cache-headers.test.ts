@@ -19,7 +19,7 @@ const NOT_FOR_A_LISTING: Record<string, string> = {
   origin: "the same DNS-rebinding check, off unless allowedOrigins is given",
   authorization: "the bearer-auth middleware, which the public server does not use",
   "access-control-request-headers": "the CORS preflight helper (OPTIONS), which the door does not use",
-  "<computed>": "Mcp-Param-* headers, checked for tools/call only (x-mcp-header declarations)",
+  "<computed>": "Mcp-Param-* headers, checked only for a tool that declares x-mcp-header; a kept call's tool (about_magnt) declares none",
 };
 
 /** Every header name read as `headers.get(…)`, `headers.has(…)` or `headers[…]` in `source`; computed names as `<computed>`. */

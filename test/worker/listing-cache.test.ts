@@ -4,7 +4,7 @@
  * on both lanes, with the door's own headers for the request's origin; a
  * request the SDK would refuse is never answered from it; telemetry is the
  * same either way. The oracle is the same door with nothing kept (its serving
- * has no `listingKey`), so every listing there is the SDK's own answer.
+ * has no `answerKey`), so every listing there is the SDK's own answer.
  */
 import { describe, expect, it } from "vitest";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
@@ -41,7 +41,7 @@ function keepingDoor() {
   const counter = { servers: 0 };
   const fetch = monolith((serving) => ({
     ...serving,
-    listingKey: `${serving.listingKey}\n${nonce}`,
+    answerKey: `${serving.answerKey}\n${nonce}`,
     createServer: (info, onToolOutcome) => {
       counter.servers += 1;
       return serving.createServer(info, onToolOutcome);
@@ -51,7 +51,7 @@ function keepingDoor() {
 }
 
 /** The oracle: the SDK answers every listing. */
-const sdkDoor = monolith((serving) => ({ ...serving, listingKey: undefined }));
+const sdkDoor = monolith((serving) => ({ ...serving, answerKey: undefined }));
 
 /** Status, every header and the body, as a client receives them. */
 async function wire(response: Response): Promise<string> {
@@ -75,6 +75,18 @@ function modernListing(id: unknown, headers: Record<string, string> = {}): Reque
   });
 }
 
+function modernAbout(id: unknown): Request {
+  return new Request(`${ORIGIN}/mcp`, {
+    method: "POST",
+    headers: { ...MODERN_HEADERS, "mcp-method": "tools/call", "mcp-name": "about_magnt" },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "about_magnt", arguments: {}, _meta: modernMeta() } }),
+  });
+}
+
+function legacyAbout(id: unknown): Request {
+  return new Request(`${ORIGIN}/mcp`, { method: "POST", headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "about_magnt", arguments: {} } }) });
+}
+
 function legacyListing(id: unknown, headers: Record<string, string> = {}): Request {
   return new Request(`${ORIGIN}/mcp`, { method: "POST", headers: { ...LEGACY_HEADERS, ...headers }, body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: {} }) });
 }
@@ -83,8 +95,10 @@ const IDS = [1, 2, 42, 9007199254740991, -3, "abc", "", 'a "quoted" id with \\ a
 
 describe("kept tools/list answers", () => {
   it.each([
-    ["modern lane (JSON)", modernListing],
-    ["2025 lane (SSE)", legacyListing],
+    ["tools/list, modern lane (JSON)", modernListing],
+    ["tools/list, 2025 lane (SSE)", legacyListing],
+    ["about_magnt, modern lane (JSON)", modernAbout],
+    ["about_magnt, 2025 lane (SSE)", legacyAbout],
   ] as const)("%s: the same bytes as the SDK's for every id, and the SDK is asked once", async (_lane, listing) => {
     const { fetch, counter } = keepingDoor();
     for (const id of IDS) {
@@ -154,16 +168,34 @@ describe("kept tools/list answers", () => {
     }
   });
 
-  it("records the same telemetry for a kept answer as for the SDK's", async () => {
+  it.each([
+    ["tools/list", modernListing, { mcp_method: "tools/list", tool_name: null }],
+    ["about_magnt", modernAbout, { mcp_method: "tools/call", tool_name: "about_magnt", tool_result: "profile_returned", validation_status: "valid" }],
+  ] as const)("records the same telemetry for a kept %s answer as for the SDK's", async (_label, make, expected) => {
     const { fetch, counter } = keepingDoor();
     const logs = captureConsole();
-    await fetch(modernListing(1));
-    await fetch(modernListing(2));
+    await fetch(make(1));
+    await fetch(make(2));
     expect(counter.servers).toBe(1);
     const [first, second] = logs.events().map(({ event_id: _id, time: _time, duration_ms: _duration, ...rest }) => rest);
     expect(logs.events()).toHaveLength(2);
     expect(second).toEqual(first);
-    expect(first).toMatchObject({ mcp_method: "tools/list", outcome: "success", rpc_error_code: null, status: 200 });
+    expect(first).toMatchObject({ ...expected, outcome: "success", rpc_error_code: null, status: 200 });
+  });
+
+  it("keeps a profile per storage binding, and never a call with arguments or of another tool", async () => {
+    const { fetch, counter } = keepingDoor();
+    for (const overrides of [{}, { CONTACTS: undefined }] as Overrides[]) {
+      for (const id of [1, 2]) expect(await wire(await fetch(modernAbout(id), overrides))).toBe(await wire(await sdkDoor(modernAbout(id), overrides)));
+    }
+    expect(counter.servers).toBe(2);
+    const call = (name: string, args: unknown) =>
+      new Request(`${ORIGIN}/mcp`, { method: "POST", headers: LEGACY_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }) });
+    for (const [name, args] of [["about_magnt", { extra: 1 }], ["search_shared_experience", { goal: "zebrakept nothing" }]] as const) {
+      const before = counter.servers;
+      for (let round = 0; round < 2; round += 1) await fetch(call(name, args));
+      expect(counter.servers - before).toBe(2);
+    }
   });
 
   it("holds a bounded number of listings, the oldest dropped first", async () => {

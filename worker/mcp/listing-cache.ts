@@ -1,13 +1,16 @@
 /**
- * The public server's `tools/list` answers, kept per isolate (issue 21, 02 §3).
+ * The public server's answers that depend on the serving alone, kept per
+ * isolate (issue 21, 02 §3): `tools/list`, and a call of a tool the serving
+ * names in `McpServing.keptCalls` (`about_magnt`: the profile).
  *
- * Why: a listing is the same every time for the same request, yet answering it
- * builds a server, registers every tool, lists and validates the tools and
- * serialises about 5 KB, then the door reads that answer back — most of what a
- * `tools/list` costs, on the most frequent request there is.
+ * Why: such an answer is the same every time for the same request, yet
+ * answering it builds a server, registers every tool, lists (or runs) and
+ * validates, serialises about 5 KB, then the door reads that answer back —
+ * most of what these requests cost, and `tools/list` is the most frequent
+ * request there is.
  *
  * What an answer depends on, and so what the key holds: the serving (the tool
- * set and the origin, `McpServing.listingKey`), the parsed body with its `id`
+ * set, the origin, whether storage is bound: `McpServing.answerKey`), the parsed body with its `id`
  * reduced to its kind (the SDK is handed the parsed body, never the bytes),
  * the request method and the request headers the SDK reads (`VARY_HEADERS`;
  * `test/node/listing-cache.test.ts` fails when the SDK reads one more). The
@@ -19,7 +22,7 @@
  * Only a successful answer (HTTP 200, a JSON-RPC result) is kept: every check
  * the SDK makes is made again for a request it has not answered under that
  * key, and a rejected request is never answered from here. Not for a server
- * served with an identity (the owner's): it has no `listingKey`.
+ * served with an identity (the owner's): it has no `answerKey`.
  *
  * Bounds: at most `MAX_ENTRIES` answers, the oldest dropped first; a key longer
  * than `MAX_KEY_LENGTH` is never kept (a listing request is a few hundred bytes).
@@ -40,6 +43,8 @@ interface Kept {
   /** The answer before and after its id. */
   readonly before: string;
   readonly after: string;
+  /** A kept tool call's own telemetry fields (the outcome its tool reported), recorded again on every answer. */
+  readonly telemetry: Readonly<Record<string, unknown>> | null;
 }
 
 /** A listing request this cache may answer: its key and its id. */
@@ -51,15 +56,18 @@ export interface ListingRequest {
 const kept = new Map<string, Kept>();
 
 /**
- * The key of a `tools/list` request, or null when it is not one this cache
- * handles (another method, a batch, an id the SDK would refuse, a long body).
+ * The key of a `tools/list` request or of a call of one of `keptCalls`, or
+ * null when it is not one this cache handles (another method or tool, a batch,
+ * an id the SDK would refuse, a long body).
  */
-export function listingRequest(listingKey: string, request: Request, body: unknown): ListingRequest | null {
-  if (!isRecord(body) || body.method !== "tools/list") return null;
+export function listingRequest(answerKey: string, keptCalls: readonly string[], request: Request, body: unknown): ListingRequest | null {
+  if (!isRecord(body)) return null;
+  const kept = body.method === "tools/list" || (body.method === "tools/call" && isRecord(body.params) && typeof body.params.name === "string" && keptCalls.includes(body.params.name));
+  if (!kept) return null;
   const id = body.id;
   if (typeof id !== "string" && !(typeof id === "number" && Number.isSafeInteger(id))) return null;
   const idKind = typeof id === "string" ? "string" : "number";
-  let key = `${listingKey}\n${request.method}`;
+  let key = `${answerKey}\n${request.method}`;
   for (const name of VARY_HEADERS) key += `\n${request.headers.get(name) ?? ""}`;
   key += `\n${JSON.stringify(body, function (this: unknown, member, value: unknown) {
     return this === body && member === "id" ? idKind : value;
@@ -68,14 +76,14 @@ export function listingRequest(listingKey: string, request: Request, body: unkno
 }
 
 /** The kept answer for `listing`, as the SDK would have sent it for its id, or null. */
-export function recallListing(listing: ListingRequest): { status: number; headers: Headers; body: string } | null {
+export function recallListing(listing: ListingRequest): { status: number; headers: Headers; body: string; telemetry: Readonly<Record<string, unknown>> | null } | null {
   const entry = kept.get(listing.key);
   if (entry === undefined) return null;
-  return { status: entry.status, headers: new Headers(entry.headers as [string, string][]), body: entry.before + JSON.stringify(listing.id) + entry.after };
+  return { status: entry.status, headers: new Headers(entry.headers as [string, string][]), body: entry.before + JSON.stringify(listing.id) + entry.after, telemetry: entry.telemetry };
 }
 
 /** Keeps the SDK's successful answer to `listing` when its id is where the splice expects it. */
-export function keepListing(listing: ListingRequest, status: number, headers: Headers, text: string): void {
+export function keepListing(listing: ListingRequest, status: number, headers: Headers, text: string, telemetry: Readonly<Record<string, unknown>> | null): void {
   // A replacement character would mean bytes that did not decode as sent; such an answer is never re-encoded.
   if (status !== 200 || text.includes("\uFFFD")) return;
   const member = `"id":${JSON.stringify(listing.id)}`;
@@ -83,5 +91,5 @@ export function keepListing(listing: ListingRequest, status: number, headers: He
   const after = text.endsWith(`${member}}`) ? "}" : text.endsWith(`${member}}\n\n`) ? "}\n\n" : null;
   if (after === null) return;
   if (kept.size >= MAX_ENTRIES) kept.delete(kept.keys().next().value as string);
-  kept.set(listing.key, { status, headers: [...headers], before: text.slice(0, text.length - after.length - JSON.stringify(listing.id).length), after });
+  kept.set(listing.key, { status, headers: [...headers], before: text.slice(0, text.length - after.length - JSON.stringify(listing.id).length), after, telemetry });
 }

@@ -10,7 +10,7 @@ import {
   MCP_SERVER_VERSION,
   MCP_SUPPORTED_PROTOCOL_VERSIONS,
 } from "../contracts/versions";
-import { PROFILE_RESOURCE_NAME, PROFILE_RESOURCE_URI, TOOL_FETCH_REPLY, type PublicToolName } from "../contracts/tools";
+import { PROFILE_RESOURCE_NAME, PROFILE_RESOURCE_URI, TOOL_ABOUT, TOOL_FETCH_REPLY, type PublicToolName } from "../contracts/tools";
 import { publicOrigin, type Env } from "../config/env";
 import { isOn } from "../config/flags";
 import type { DoorRequest } from "../edge/pipeline";
@@ -77,8 +77,10 @@ export function publicServing(req: DoorRequest): McpServing {
   const origin = publicOrigin(req.env);
   return {
     tools,
-    // The listing names the tools (their definitions are module constants) and the origin (serverInfo.websiteUrl).
-    listingKey: `${origin}\n${tools.map((tool) => tool.name).join(",")}`,
+    // What the listing and the profile depend on: the tools (their definitions are module constants), the
+    // origin (serverInfo.websiteUrl, the profile's links) and whether contact storage is bound (the profile).
+    answerKey: `${origin}\n${tools.map((tool) => tool.name).join(",")}\n${req.env.CONTACTS !== undefined}`,
+    keptCalls: [TOOL_ABOUT],
     createServer: (info, onToolOutcome) => {
       const ctx: ToolContext = {
         env: req.env,

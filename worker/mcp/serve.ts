@@ -79,7 +79,9 @@ export interface McpServing {
    * request (for the public server: the origin and the tool set), or absent
    * when its listings are never kept (listing-cache.ts).
    */
-  readonly listingKey?: string;
+  readonly answerKey?: string;
+  /** Tools whose answer depends on `answerKey` alone (no argument, no storage read), kept like listings. */
+  readonly keptCalls?: readonly string[];
 }
 
 export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<Response> {
@@ -100,10 +102,11 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
 
   // A listing answered before under the same key is answered again from its kept bytes, without the SDK.
   const answerHeaders = mcpAnswerHeaders(req.allowedOrigin);
-  const listing = serving.listingKey !== undefined && serving.authInfo === undefined ? listingRequest(serving.listingKey, req.request, info.parsedBody) : null;
+  const listing = serving.answerKey !== undefined && serving.authInfo === undefined ? listingRequest(serving.answerKey, serving.keptCalls ?? [], req.request, info.parsedBody) : null;
   const recalled = listing === null ? null : recallListing(listing);
   if (recalled !== null) {
     for (const [name, value] of Object.entries(answerHeaders)) recalled.headers.set(name, value);
+    if (recalled.telemetry !== null) req.telemetry.annotate(recalled.telemetry);
     req.telemetry.annotate({ outcome: "success" });
     return new Response(recalled.body, { status: recalled.status, headers: recalled.headers });
   }
@@ -128,7 +131,7 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
 
   const read = await readMcpResponse(sdkResponse, info.methodLabel, answerHeaders);
   if (listing !== null && read.outcome === "success" && read.rpcErrorCode === null && read.text !== null) {
-    keepListing(listing, sdkResponse.status, sdkResponse.headers, read.text);
+    keepListing(listing, sdkResponse.status, sdkResponse.headers, read.text, recorded.tool?.telemetry ?? null);
   }
   if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);
   if (read.outcome !== null) req.telemetry.annotate({ outcome: read.outcome });
