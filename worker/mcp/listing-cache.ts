@@ -13,7 +13,7 @@
  * set, the origin, whether storage is bound: `McpServing.answerKey`), the parsed body with its `id`
  * reduced to its kind (the SDK is handed the parsed body, never the bytes),
  * the request method and the request headers the SDK reads (`VARY_HEADERS`;
- * `test/node/listing-cache.test.ts` fails when the SDK reads one more). The
+ * `test/node/listing-cache-headers.test.ts` fails when the SDK reads one more). The
  * `id` itself only appears at the end of the answer, where JSON.stringify puts
  * the `id` member the SDK writes last: an answer is kept only when it ends in
  * exactly that member, and a later request's answer is the kept bytes with its
@@ -30,6 +30,7 @@
  * the uncached path, never a different answer.
  */
 import { isRecord } from "../contracts/guards";
+import type { EventAnnotations } from "../contracts/events";
 
 /** Request headers the SDK reads before it answers a `tools/list` (either lane). */
 export const VARY_HEADERS = ["content-type", "accept", "mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "last-event-id"] as const;
@@ -37,14 +38,15 @@ export const VARY_HEADERS = ["content-type", "accept", "mcp-protocol-version", "
 const MAX_ENTRIES = 32;
 const MAX_KEY_LENGTH = 4096;
 
+/** A kept answer: always the SDK's HTTP 200 with a JSON-RPC result. */
 interface Kept {
-  readonly status: number;
+  /** The SDK's own headers (the door's are added per request: they depend on its origin). */
   readonly headers: readonly (readonly [string, string])[];
   /** The answer before and after its id. */
   readonly before: string;
   readonly after: string;
   /** A kept tool call's own telemetry fields (the outcome its tool reported), recorded again on every answer. */
-  readonly telemetry: Readonly<Record<string, unknown>> | null;
+  readonly telemetry: EventAnnotations | null;
 }
 
 /** A listing request this cache may answer: its key and its id. */
@@ -62,8 +64,8 @@ const kept = new Map<string, Kept>();
  */
 export function listingRequest(answerKey: string, keptCalls: readonly string[], request: Request, body: unknown): ListingRequest | null {
   if (!isRecord(body)) return null;
-  const kept = body.method === "tools/list" || (body.method === "tools/call" && isRecord(body.params) && typeof body.params.name === "string" && keptCalls.includes(body.params.name));
-  if (!kept) return null;
+  const keptKind = body.method === "tools/list" || (body.method === "tools/call" && isRecord(body.params) && typeof body.params.name === "string" && keptCalls.includes(body.params.name));
+  if (!keptKind) return null;
   const id = body.id;
   if (typeof id !== "string" && !(typeof id === "number" && Number.isSafeInteger(id))) return null;
   const idKind = typeof id === "string" ? "string" : "number";
@@ -75,21 +77,23 @@ export function listingRequest(answerKey: string, keptCalls: readonly string[], 
   return key.length <= MAX_KEY_LENGTH ? { key, id } : null;
 }
 
-/** The kept answer for `listing`, as the SDK would have sent it for its id, or null. */
-export function recallListing(listing: ListingRequest): { status: number; headers: Headers; body: string; telemetry: Readonly<Record<string, unknown>> | null } | null {
+/** The kept answer for `listing`, as the SDK would have sent it for its id, with `addHeaders`; or null. */
+export function recallListing(listing: ListingRequest, addHeaders: Record<string, string>): { response: Response; telemetry: EventAnnotations | null } | null {
   const entry = kept.get(listing.key);
   if (entry === undefined) return null;
-  return { status: entry.status, headers: new Headers(entry.headers as [string, string][]), body: entry.before + JSON.stringify(listing.id) + entry.after, telemetry: entry.telemetry };
+  const headers = new Headers(entry.headers as [string, string][]);
+  for (const [name, value] of Object.entries(addHeaders)) headers.set(name, value);
+  return { response: new Response(entry.before + JSON.stringify(listing.id) + entry.after, { status: 200, headers }), telemetry: entry.telemetry };
 }
 
 /** Keeps the SDK's successful answer to `listing` when its id is where the splice expects it. */
-export function keepListing(listing: ListingRequest, status: number, headers: Headers, text: string, telemetry: Readonly<Record<string, unknown>> | null): void {
+export function keepListing(listing: ListingRequest, status: number, headers: Headers, text: string, telemetry: EventAnnotations | null): void {
   // A replacement character would mean bytes that did not decode as sent; such an answer is never re-encoded.
   if (status !== 200 || text.includes("\uFFFD")) return;
-  const member = `"id":${JSON.stringify(listing.id)}`;
+  const id = JSON.stringify(listing.id);
   // The JSON body ends with the id member; an SSE event adds its blank line.
-  const after = text.endsWith(`${member}}`) ? "}" : text.endsWith(`${member}}\n\n`) ? "}\n\n" : null;
+  const after = text.endsWith(`"id":${id}}`) ? "}" : text.endsWith(`"id":${id}}\n\n`) ? "}\n\n" : null;
   if (after === null) return;
   if (kept.size >= MAX_ENTRIES) kept.delete(kept.keys().next().value as string);
-  kept.set(listing.key, { status, headers: [...headers], before: text.slice(0, text.length - after.length - JSON.stringify(listing.id).length), after, telemetry });
+  kept.set(listing.key, { headers: [...headers], before: text.slice(0, text.length - after.length - id.length), after, telemetry });
 }

@@ -75,9 +75,10 @@ export interface McpServing {
    */
   readonly authInfo?: AuthInfo;
   /**
-   * Everything this serving's `tools/list` answer depends on besides the
-   * request (for the public server: the origin and the tool set), or absent
-   * when its listings are never kept (listing-cache.ts).
+   * Everything this serving's `tools/list` answer and `keptCalls` answers
+   * depend on besides the request (for the public server: the origin, the tool
+   * set, whether contact storage is bound), or absent when nothing of it is
+   * kept (listing-cache.ts).
    */
   readonly answerKey?: string;
   /** Tools whose answer depends on `answerKey` alone (no argument, no storage read), kept like listings. */
@@ -100,15 +101,14 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   const diagnostics = tool ? diagnoseArguments(tool.inputSchema, info.toolArguments) : null;
   if (diagnostics) req.telemetry.annotate(diagnostics);
 
-  // A listing answered before under the same key is answered again from its kept bytes, without the SDK.
+  // A listing (or kept call) answered before under the same key is answered again from its kept bytes, without the SDK.
   const answerHeaders = mcpAnswerHeaders(req.allowedOrigin);
   const listing = serving.answerKey !== undefined && serving.authInfo === undefined ? listingRequest(serving.answerKey, serving.keptCalls ?? [], req.request, info.parsedBody) : null;
-  const recalled = listing === null ? null : recallListing(listing);
+  const recalled = listing === null ? null : recallListing(listing, answerHeaders);
   if (recalled !== null) {
-    for (const [name, value] of Object.entries(answerHeaders)) recalled.headers.set(name, value);
     if (recalled.telemetry !== null) req.telemetry.annotate(recalled.telemetry);
     req.telemetry.annotate({ outcome: "success" });
-    return new Response(recalled.body, { status: recalled.status, headers: recalled.headers });
+    return recalled.response;
   }
 
   const recorded: { tool?: ToolOutcome } = {};
@@ -130,7 +130,8 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   }
 
   const read = await readMcpResponse(sdkResponse, info.methodLabel, answerHeaders);
-  if (listing !== null && read.outcome === "success" && read.rpcErrorCode === null && read.text !== null) {
+  // Only a result is kept: "success" means no message of the answer was an error.
+  if (listing !== null && read.outcome === "success" && read.text !== null) {
     keepListing(listing, sdkResponse.status, sdkResponse.headers, read.text, recorded.tool?.telemetry ?? null);
   }
   if (recorded.tool) req.telemetry.annotate(recorded.tool.telemetry);
