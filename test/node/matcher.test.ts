@@ -9,6 +9,7 @@ import { completeWindow, type HeldLists } from "../../worker/signals/candidate-t
 import type { SignalCandidateRow } from "../../worker/signals/signal-store";
 import { findMatches } from "../../worker/signals/matcher";
 import { commonTokenCounter, hashList, tokenHash } from "../../worker/signals/token-hashes";
+import { WindowIndex } from "../../worker/signals/window-index";
 import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS, SHORT_TERM_ALLOWLIST } from "../../worker/signals/stopwords";
 import { nfkc, storedTokens, taskTokens, tokenSet, TOKENIZER_VERSION, type TaskText } from "../../worker/signals/tokenize";
 
@@ -239,8 +240,37 @@ describe("tokeniser equals its plain definition (property)", () => {
           return row;
         });
         expect(findMatches(query, completed(asWindow, held.held)).map((match) => match.signal_id)).toEqual(expected);
+        // With the cohort's index, shared by every run (windows that overlap, repeat and replace each other), as the
+        // search matches (window-index.ts).
+        expect(findMatches(query, completed(asWindow, held.held), 3, sharedIndex).map((match) => match.signal_id)).toEqual(expected);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  /** One index across the runs of the property below, as an isolate keeps one per cohort across searches. */
+  const sharedIndex = new WindowIndex();
+
+  it("the cohort's index matches exactly as the plain definition, over windows that share, repeat and change their rows", () => {
+    // A small pool of ids, so windows of later runs hold rows of earlier ones, some with a changed text (a new list).
+    const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
+    const row = fc.tuple(fc.integer({ min: 0, max: 11 }), task);
+    const index = new WindowIndex();
+    const lists = new Map<string, { tokens: string; hashed: ReturnType<typeof hashList> }>();
+    fc.assert(
+      fc.property(task, fc.array(row, { maxLength: 10 }), (query, rows) => {
+        const candidates = rows.map(([id, row]) => {
+          const tokens = storedTokens(row);
+          // The same list is the same object, as held lists are between searches.
+          const signal_id = `s${id}`;
+          const known = lists.get(`${signal_id} ${tokens}`);
+          const hashed = known?.hashed ?? hashList(tokens);
+          lists.set(`${signal_id} ${tokens}`, { tokens, hashed });
+          return { ...row, signal_id, tokens, tokenizer_version: TOKENIZER_VERSION, hashed };
+        });
+        expect(findMatches(query, candidates, 3, index).map((match) => match.signal_id)).toEqual(referenceMatches(query, candidates));
+      }),
+      { numRuns: 1000 },
     );
   });
 
@@ -317,6 +347,87 @@ describe("hashed lists (03 §5.6)", () => {
     expect(commonTokenCounter([first])(hashList(second))).toBe(0);
     expect(commonTokenCounter([first, second])(hashList([first, second].sort().join(" ")))).toBe(2);
     expect(commonTokenCounter([second])(hashList([first, "zzz"].sort().join(" ")))).toBe(0);
+  });
+});
+
+describe("a cohort's window index (03 §5.6)", () => {
+  // A small vocabulary, so queries and lists share tokens and counts are rarely 0.
+  const token = fc.stringMatching(/^[abcабв1]{1,3}$/);
+  const list = fc.uniqueArray(token, { maxLength: 40 }).map((tokens) => hashList([...tokens].sort().join(" ")));
+
+  it("counts exactly what probing each list counts, window after window, through rebuilds", () => {
+    const index = new WindowIndex();
+    const pool = new Map<number, ReturnType<typeof hashList>>();
+    fc.assert(
+      fc.property(fc.uniqueArray(token, { maxLength: 40 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 300 }), fc.boolean(), list), { maxLength: 120 }), (query, rows) => {
+        // An id keeps its list unless the row says it changed; the window's ids are distinct, as SQL returns them.
+        const window = new Map<number, ReturnType<typeof hashList>>();
+        for (const [id, changed, fresh] of rows) {
+          const kept = pool.get(id);
+          const hashed = kept === undefined || changed ? fresh : kept;
+          pool.set(id, hashed);
+          window.set(id, hashed);
+        }
+        const candidates = [...window].map(([id, hashed]) => ({ signal_id: `s${id}`, hashed }));
+        const probe = commonTokenCounter(query);
+        expect([...index.count(query, candidates)]).toEqual(candidates.map((candidate) => probe(candidate.hashed)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("an id given twice in one window is counted for each of its lists", () => {
+    const index = new WindowIndex();
+    const first = hashList("alpha bravo");
+    const second = hashList("bravo charlie delta");
+    expect([...index.count(["bravo", "delta"], [{ signal_id: "s", hashed: first }, { signal_id: "s", hashed: second }, { signal_id: "s", hashed: first }])]).toEqual([1, 2, 1]);
+    expect([...index.count(["alpha"], [{ signal_id: "s", hashed: second }])]).toEqual([0]);
+  });
+
+  /** Two distinct tokens with one 32-bit hash, of one length or of two, found by the birthday search over short tokens. */
+  function collidingPair(sameLength: boolean): [string, string] {
+    const seen = new Map<number, string[]>();
+    for (let index = 0; ; index += 1) {
+      const token = `t${index.toString(36)}`;
+      const hash = tokenHash(token);
+      const others = seen.get(hash) ?? [];
+      const other = others.find((candidate) => (candidate.length === token.length) === sameLength);
+      if (other !== undefined) return [other, token];
+      seen.set(hash, [...others, token]);
+    }
+  }
+
+  it.each([true, false])("a hash collision costs a comparison, never a count (tokens of one length: %s)", (sameLength) => {
+    const [first, second] = collidingPair(sameLength);
+    expect(tokenHash(first)).toBe(tokenHash(second));
+    const index = new WindowIndex();
+    const window = [{ signal_id: "a", hashed: hashList(second) }, { signal_id: "b", hashed: hashList([first, second].sort().join(" ")) }];
+    expect([...index.count([first], window)]).toEqual([0, 1]);
+    expect([...index.count([second], window)]).toEqual([1, 1]);
+  });
+
+  it("holds at most about three windows of postings, however many windows it has counted", () => {
+    const index = new WindowIndex();
+    const window = (round: number) =>
+      Array.from({ length: 100 }, (_, row) => ({
+        signal_id: `s${round}-${row}`,
+        hashed: hashList(Array.from({ length: 50 }, (_, item) => `w${round}x${row}x${item}`).sort().join(" ")),
+      }));
+    for (let round = 0; round < 40; round += 1) {
+      const candidates = window(round);
+      expect([...index.count([`w${round}x7x3`], candidates)].filter((count) => count === 1)).toHaveLength(1);
+      expect(index.capacity).toBeLessThanOrEqual(3 * 100 * 50);
+    }
+  });
+
+  it("holds a bounded number of lists when they have no tokens at all", () => {
+    const index = new WindowIndex();
+    for (let round = 0; round < 50; round += 1) {
+      const candidates = Array.from({ length: 100 }, (_, row) => ({ signal_id: `s${round}-${row}`, hashed: hashList("") }));
+      expect([...index.count(["alpha"], candidates)]).toEqual(candidates.map(() => 0));
+      expect(index.entries).toBeLessThanOrEqual(index.capacity);
+      expect(index.capacity).toBe(1024);
+    }
   });
 });
 

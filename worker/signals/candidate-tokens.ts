@@ -27,6 +27,7 @@ import { currentTokens } from "./matcher";
 import type { SignalCandidateRow } from "./signal-store";
 import { hashList, type HashedList } from "./token-hashes";
 import { storedTokens, taskText, TOKENIZER_VERSION } from "./tokenize";
+import { WindowIndex } from "./window-index";
 
 /** A window row with its current list, hashed: what the matcher is given (03 §5.6). */
 export interface SearchCandidate extends SignalCandidateRow {
@@ -89,12 +90,20 @@ function withList(row: SignalCandidateRow, hashed: HashedList): SearchCandidate 
 /** Each cohort's held lists (keyed by the test flag); replaced, never mutated, so a snapshot stays whole. */
 const heldByCohort = new Map<boolean, HeldLists>();
 const NONE: HeldLists = new Map();
+/** Each cohort's index of its windows' lists (window-index.ts): changed only inside the matcher's one synchronous call. */
+const indexByCohort = new Map<boolean, WindowIndex>();
 
-/** One search's view of its cohort's held lists: the ids to bind, then the window completed (and remembered). */
-export function windowLists(isTest: boolean): { heldIds: string[]; complete(rows: readonly SignalCandidateRow[]): CompletedWindow } {
+/**
+ * One search's view of its cohort's lists: the ids to bind, then the window
+ * completed (and remembered), and the cohort's index to match it with.
+ */
+export function windowLists(isTest: boolean): { heldIds: string[]; complete(rows: readonly SignalCandidateRow[]): CompletedWindow; index: WindowIndex } {
   const held = heldByCohort.get(isTest) ?? NONE;
+  let index = indexByCohort.get(isTest);
+  if (index === undefined) indexByCohort.set(isTest, (index = new WindowIndex()));
   return {
     heldIds: [...held.keys()],
+    index,
     complete(rows) {
       const window = completeWindow(rows, held);
       if (window.kind === "complete") heldByCohort.set(isTest, window.held);

@@ -5,6 +5,7 @@
  * - schemas.ts           strict inputs
  * - tokenize.ts, stopwords.ts, matcher.ts   the pure literal matcher
  * - candidate-tokens.ts  the lists candidates are matched on: held between searches, or computed for legacy rows (03 §5.6)
+ * - window-index.ts      each cohort's inverted index of those lists: one probe per query token
  * - signal-store.ts      the corpus SQL and insert-once of contributions
  * - observations.ts, observe-task.ts        the private observed-goal record
  * - search-tool.ts, contribute-tool.ts      results and telemetry

@@ -7,6 +7,7 @@ import { SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { STOP_WORDS } from "./stopwords";
 import { commonTokenCounter, type HashedList } from "./token-hashes";
 import { forEachWord, isDroppedAsShort, sortedTokens, taskText, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
+import type { IndexedCandidate, WindowIndex } from "./window-index";
 
 /** Jaccard ≥ 15/100. */
 const THRESHOLD_NUMERATOR = 15;
@@ -23,6 +24,7 @@ const SPACE = 0x20;
  * candidate with a current list may come without its text (03 §4).
  */
 export interface MatchCandidate extends CandidateText {
+  readonly signal_id?: string;
   readonly tokens?: string | null;
   readonly tokenizer_version?: number | null;
   /** The current list with its tokens' hashes (a held list, candidate-tokens.ts): counted by probing, not merging. */
@@ -47,13 +49,17 @@ interface Counts {
  * (`common ≥ 1` for a one-token query); an empty query matches nothing.
  *
  * Hot path of every search. Only the query is tokenised when the candidates
- * carry their stored token lists: a hashed (held) list is counted with one
- * table probe per token; a list as text is merged with the sorted query.
+ * carry their stored token lists. With the cohort's `index` and every
+ * candidate's list hashed (a search's completed window), common tokens are
+ * counted with one probe per query token (window-index.ts). Otherwise a
+ * hashed list is counted with one table probe per token of the list, and a
+ * list as text is merged with the sorted query.
  */
 export function findMatches<Candidate extends MatchCandidate>(
   query: TaskText,
   candidates: readonly Candidate[],
   limit: number = SEARCH_RESULTS_MAX,
+  index?: WindowIndex,
 ): Candidate[] {
   // Distinct and sorted, as a stored list is: merged with lists as text, hashed for held ones.
   const queryTokens = sortedTokens(query);
@@ -61,6 +67,7 @@ export function findMatches<Candidate extends MatchCandidate>(
   const minimumCommon = queryTokens.length === 1 ? 1 : 2;
   let textCounter: ((text: string, stamp: number) => Counts) | undefined;
   let hashedCounter: ((list: HashedList) => number) | undefined;
+  const indexed = index !== undefined && candidates.every(isIndexable) ? index.count(queryTokens, candidates) : null;
 
   const matches: Scored<Candidate>[] = [];
   candidates.forEach((candidate, position) => {
@@ -75,6 +82,7 @@ export function findMatches<Candidate extends MatchCandidate>(
   return matches.slice(0, limit).map((match) => match.candidate);
 
   function countCandidate(candidate: Candidate, position: number): Counts {
+    if (indexed !== null) return { distinct: candidate.hashed!.hashes.length, common: indexed[position]! };
     const stored = currentTokens(candidate);
     const { hashed } = candidate;
     if (hashed !== undefined && hashed.tokens === stored) {
@@ -83,6 +91,11 @@ export function findMatches<Candidate extends MatchCandidate>(
     if (stored !== null) return countStoredTokens(stored, queryTokens);
     return (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1);
   }
+}
+
+/** Whether the index may count this candidate: its current list, hashed, under its id. */
+function isIndexable(candidate: MatchCandidate): candidate is MatchCandidate & IndexedCandidate {
+  return typeof candidate.signal_id === "string" && candidate.hashed !== undefined && candidate.hashed.tokens === currentTokens(candidate);
 }
 
 /** The candidate's stored token list if it was made by these rules, else null. */

@@ -80,7 +80,7 @@ export const searchTool = defineTool({
     if (candidates.kind !== "complete") return storageError(isTest);
 
     // Long rows come without their text; only the matches among them are read, in the same session (03 §4).
-    const matched = findMatches(input, candidates.rows);
+    const matched = findMatches(input, candidates.rows, SEARCH_RESULTS_MAX, lists.index);
     const leftOut = matched.filter((row) => row.goal === null).map((row) => row.signal_id);
     const texts = leftOut.length === 0 ? ({ kind: "read", rows: [] } as const) : await search.matches(leftOut);
     if (texts.kind !== "read") return storageError(isTest);
