@@ -11,9 +11,22 @@ import { findMatches } from "../../worker/signals/matcher";
 import { commonTokenCounter, hashList, tokenHash } from "../../worker/signals/token-hashes";
 import { WindowIndex } from "../../worker/signals/window-index";
 import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS, SHORT_TERM_ALLOWLIST } from "../../worker/signals/stopwords";
-import { nfkc, storedTokens, taskTokens, tokenSet, TOKENIZER_VERSION, type TaskText } from "../../worker/signals/tokenize";
+import { distinctTokens, nfkc, storedTokens, taskTokens, tokenSet, TOKENIZER_VERSION, type TaskText } from "../../worker/signals/tokenize";
 
 const sorted = (set: Set<string>) => [...set].sort();
+
+/** Two distinct tokens with one 32-bit hash, of one length or of two, found by the birthday search over short tokens. */
+function collidingPair(sameLength: boolean): [string, string] {
+  const seen = new Map<number, string[]>();
+  for (let index = 0; ; index += 1) {
+    const token = `t${index.toString(36)}`;
+    const hash = tokenHash(token);
+    const others = seen.get(hash) ?? [];
+    const other = others.find((candidate) => (candidate.length === token.length) === sameLength);
+    if (other !== undefined) return [other, token];
+    seen.set(hash, [...others, token]);
+  }
+}
 
 describe("tokeniser (03 §5.1, §5.5)", () => {
   it.each([
@@ -274,6 +287,20 @@ describe("tokeniser equals its plain definition (property)", () => {
     );
   });
 
+  it("a query's distinct tokens are the reference token set, each once, whatever their hashes", () => {
+    const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
+    fc.assert(
+      fc.property(task, (row) => {
+        const tokens = distinctTokens(row);
+        expect(new Set(tokens).size).toBe(tokens.length);
+        expect([...tokens].sort()).toEqual(referenceTokens([row.goal, row.blocker, row.tried].filter(Boolean).join(" ")));
+      }),
+      { numRuns: 500 },
+    );
+    const [first, second] = collidingPair(true);
+    expect(distinctTokens({ goal: `${first} ${second} ${first} ${second}` })).toEqual([first, second]);
+  });
+
   it("a stored list is the reference token set, distinct, in one string", () => {
     const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
     fc.assert(
@@ -383,19 +410,6 @@ describe("a cohort's window index (03 §5.6)", () => {
     expect([...index.count(["bravo", "delta"], [{ signal_id: "s", hashed: first }, { signal_id: "s", hashed: second }, { signal_id: "s", hashed: first }])]).toEqual([1, 2, 1]);
     expect([...index.count(["alpha"], [{ signal_id: "s", hashed: second }])]).toEqual([0]);
   });
-
-  /** Two distinct tokens with one 32-bit hash, of one length or of two, found by the birthday search over short tokens. */
-  function collidingPair(sameLength: boolean): [string, string] {
-    const seen = new Map<number, string[]>();
-    for (let index = 0; ; index += 1) {
-      const token = `t${index.toString(36)}`;
-      const hash = tokenHash(token);
-      const others = seen.get(hash) ?? [];
-      const other = others.find((candidate) => (candidate.length === token.length) === sameLength);
-      if (other !== undefined) return [other, token];
-      seen.set(hash, [...others, token]);
-    }
-  }
 
   it.each([true, false])("a hash collision costs a comparison, never a count (tokens of one length: %s)", (sameLength) => {
     const [first, second] = collidingPair(sameLength);

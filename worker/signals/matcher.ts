@@ -6,7 +6,7 @@
 import { SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { STOP_WORDS } from "./stopwords";
 import { commonTokenCounter, type HashedList } from "./token-hashes";
-import { forEachWord, isDroppedAsShort, sortedTokens, taskText, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
+import { distinctTokens, forEachWord, isDroppedAsShort, taskText, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
 import type { IndexedCandidate, WindowIndex } from "./window-index";
 
 /** Jaccard ≥ 15/100. */
@@ -61,12 +61,13 @@ export function findMatches<Candidate extends MatchCandidate>(
   limit: number = SEARCH_RESULTS_MAX,
   index?: WindowIndex,
 ): Candidate[] {
-  // Distinct and sorted, as a stored list is: merged with lists as text, hashed for held ones.
-  const queryTokens = sortedTokens(query);
+  // Distinct, in no order: sorted only for the merge with a list as text, the one count that needs it.
+  const queryTokens = distinctTokens(query);
   if (queryTokens.length === 0) return [];
   const minimumCommon = queryTokens.length === 1 ? 1 : 2;
   let textCounter: ((text: string, stamp: number) => Counts) | undefined;
   let hashedCounter: ((list: HashedList) => number) | undefined;
+  let sortedQuery: string[] | undefined;
   const indexed = index !== undefined && candidates.every(isIndexable) ? index.count(queryTokens, candidates) : null;
 
   const matches: Scored<Candidate>[] = [];
@@ -88,7 +89,7 @@ export function findMatches<Candidate extends MatchCandidate>(
     if (hashed !== undefined && hashed.tokens === stored) {
       return { distinct: hashed.hashes.length, common: (hashedCounter ??= commonTokenCounter(queryTokens))(hashed) };
     }
-    if (stored !== null) return countStoredTokens(stored, queryTokens);
+    if (stored !== null) return countStoredTokens(stored, (sortedQuery ??= [...queryTokens].sort()));
     return (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1);
   }
 }

@@ -75,7 +75,7 @@ export class WindowIndex {
 
   /**
    * For each candidate, how many of `query`'s tokens its list holds. `query`
-   * must be distinct tokens (as `sortedTokens` gives). The index afterwards
+   * must be distinct tokens (as `distinctTokens` gives). The index afterwards
    * holds every candidate's list, for the next search.
    */
   count(query: readonly string[], candidates: readonly IndexedCandidate[]): Int32Array {
