@@ -16,6 +16,7 @@
 import { MCP_STREAMING_METHODS, type Outcome } from "../contracts/events";
 import { isRecord } from "../contracts/guards";
 import { withHeaders } from "../edge/responses";
+import { readJsonOutcome, type MessageFacts } from "./json-outcome";
 
 /** As `Response.text()` decodes: UTF-8, a leading BOM dropped, invalid bytes replaced. */
 const decoder = new TextDecoder();
@@ -27,14 +28,20 @@ interface ReadMcpResponse {
   rpcErrorCode: number | null;
   /** The protocol version a successful `initialize` answered with. */
   initializeVersion: string | null;
-  /** The body as read (decoded), or null when it was handed back unread. */
+  /** The body as read (decoded), or null when it was handed back unread or read from its bytes alone. */
   text: string | null;
 }
 
+/**
+ * `wantText`: the caller needs the body as text (to keep a listing). Without
+ * it a JSON body is read from its bytes (json-outcome.ts), neither decoded
+ * nor parsed unless that reader gives up on it.
+ */
 export async function readMcpResponse(
   response: Response,
   methodLabel: string | null,
   addHeaders: Record<string, string>,
+  wantText: boolean,
 ): Promise<ReadMcpResponse> {
   // Copied only when handed back unread: a read answer is rebuilt from its bytes below, in its one copy.
   const unread = (outcome: Outcome | null): ReadMcpResponse => ({ response: withHeaders(response, addHeaders), outcome, rpcErrorCode: null, initializeVersion: null, text: null });
@@ -48,30 +55,46 @@ export async function readMcpResponse(
 
   // The bytes are read once and handed back as they are: decoded for reading only, never encoded again.
   const bytes = await response.arrayBuffer();
-  const text = decoder.decode(bytes);
   const headers = new Headers(response.headers);
   for (const [name, value] of Object.entries(addHeaders)) headers.set(name, value);
   const rebuilt = new Response(bytes, { status: response.status, statusText: response.statusText, headers });
+  if (!isStream && !wantText) {
+    const read = readJsonOutcome(new Uint8Array(bytes));
+    if (read.kind === "read") return { ...classifyMessages(read.messages), response: rebuilt, text: null };
+  }
+  const text = decoder.decode(bytes);
   const messages = isStream ? parseEventStream(text) : parseJsonMessages(text);
-  return { ...classifyMessages(messages), response: rebuilt, text };
+  return { ...classifyMessages(messages.map(messageFacts)), response: rebuilt, text };
 }
 
-function classifyMessages(messages: unknown[]): Omit<ReadMcpResponse, "response" | "text"> {
+/** A parsed message's members as the byte reader reports them (json-outcome.ts): one classification for both. */
+export function messageFacts(message: unknown): MessageFacts | null {
+  if (!isRecord(message)) return null;
+  const { error, result } = message;
+  return {
+    error: isRecord(error) ? { code: typeof error.code === "number" ? error.code : null } : null,
+    result: isRecord(result)
+      ? { isError: result.isError === true, protocolVersion: typeof result.protocolVersion === "string" ? result.protocolVersion : null }
+      : null,
+  };
+}
+
+function classifyMessages(messages: readonly (MessageFacts | null)[]): Omit<ReadMcpResponse, "response" | "text"> {
   let outcome: Outcome | null = null;
   let rpcErrorCode: number | null = null;
   let initializeVersion: string | null = null;
   for (const message of messages) {
-    if (!isRecord(message)) continue;
-    if (isRecord(message.error)) {
+    if (message === null) continue;
+    if (message.error !== null) {
       outcome = "protocol_error";
-      if (rpcErrorCode === null && typeof message.error.code === "number") rpcErrorCode = message.error.code;
-    } else if (isRecord(message.result)) {
-      if (message.result.isError === true) {
+      if (rpcErrorCode === null && message.error.code !== null) rpcErrorCode = message.error.code;
+    } else if (message.result !== null) {
+      if (message.result.isError) {
         if (outcome !== "protocol_error") outcome = "tool_error";
       } else if (outcome === null) {
         outcome = "success";
       }
-      if (typeof message.result.protocolVersion === "string") initializeVersion = message.result.protocolVersion;
+      if (message.result.protocolVersion !== null) initializeVersion = message.result.protocolVersion;
     }
   }
   return { outcome, rpcErrorCode, initializeVersion };

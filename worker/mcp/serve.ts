@@ -129,7 +129,7 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
     sdkResponse = await createMcpHandler(createServer, HANDLER_OPTIONS).fetch(copy, auth);
   }
 
-  const read = await readMcpResponse(sdkResponse, info.methodLabel, answerHeaders);
+  const read = await readMcpResponse(sdkResponse, info.methodLabel, answerHeaders, listing !== null);
   // Only a result is kept: "success" means no message of the answer was an error.
   if (listing !== null && read.outcome === "success" && read.text !== null) {
     keepListing(listing, sdkResponse.status, sdkResponse.headers, read.text, recorded.tool?.telemetry ?? null);
