@@ -26,7 +26,7 @@
 import { currentTokens } from "./matcher";
 import type { SignalCandidateRow } from "./signal-store";
 import { hashList, type HashedList } from "./token-hashes";
-import { storedTokens, taskText, TOKENIZER_VERSION } from "./tokenize";
+import { storedTokens, TOKENIZER_VERSION } from "./tokenize";
 import { WindowIndex } from "./window-index";
 
 /** A window row with its current list, hashed: what the matcher is given (03 §5.6). */
@@ -115,14 +115,22 @@ export function windowLists(isTest: boolean): { heldIds: string[]; complete(rows
 /** Two cohorts' windows of 100 twice over; past that the cache starts again (legacy rows only get fewer). */
 const LEGACY_CACHE_MAX = 400;
 
-const legacyCache = new Map<string, { text: string; list: HashedList }>();
+/** A legacy row's list, with the fields it was made from (compared field by field: no joined text per search). */
+interface LegacyEntry {
+  readonly goal: string | null;
+  readonly blocker: string | null;
+  readonly tried: string | null;
+  readonly list: HashedList;
+}
+
+const legacyCache = new Map<string, LegacyEntry>();
 
 function legacyList(row: SignalCandidateRow): HashedList {
-  const text = taskText(row);
+  const { goal, blocker, tried } = row;
   const entry = legacyCache.get(row.signal_id);
-  if (entry !== undefined && entry.text === text) return entry.list;
+  if (entry !== undefined && entry.goal === goal && entry.blocker === blocker && entry.tried === tried) return entry.list;
   if (legacyCache.size >= LEGACY_CACHE_MAX) legacyCache.clear();
   const list = hashList(storedTokens(row));
-  legacyCache.set(row.signal_id, { text, list });
+  legacyCache.set(row.signal_id, { goal, blocker, tried, list });
   return list;
 }
