@@ -250,14 +250,21 @@ export async function measureCpu(report: Report, options: MeasureOptions): Promi
   const limiter = { limit: async () => ({ success: true }) };
   const envWith = (rows: Row[]) => ({ ...BINDINGS, CONTACTS: new StandInD1(rows), PUBLIC_WRITES: limiter });
   const stored = envWith(windowRows(true));
-  const send = async (env: unknown, make: () => McpRequest): Promise<string> => {
+  // The request as the platform hands it to a Worker: built before the clock starts, its body bytes. Building it
+  // from a string (the client's JSON.stringify, undici's well-formed-string copy) is the client's work, not the
+  // handler's, and its copies lived through the request into the measured collections (decision 212).
+  const encoder = new TextEncoder();
+  const request = (make: () => McpRequest): Request => {
     const { method, headers, body } = make();
-    const response = await door.fetch(new Request(URL_MCP, { method, headers: { ...headers, "cf-connecting-ip": "203.0.113.7" }, body }), env, CTX);
-    return response.text();
+    return new Request(URL_MCP, { method, headers: { ...headers, "cf-connecting-ip": "203.0.113.7" }, body: encoder.encode(body) });
   };
+  const send = async (env: unknown, make: () => McpRequest): Promise<string> => (await door.fetch(request(make), env, CTX)).text();
+  /** The handler alone: from the call until the answer's last byte is read (as bytes: decoding them is the client's). */
   const measureOne = async (env: unknown, make: () => McpRequest): Promise<number> => {
+    const built = request(make);
     const before = clock.now();
-    await send(env, make);
+    const response = await door.fetch(built, env, CTX);
+    await response.arrayBuffer();
     return clock.now() - before;
   };
 

@@ -4,7 +4,8 @@
  * conditions, its `fetch` called directly, D1 and the rate limiter replaced by
  * in-memory stand-ins that answer at once — measured in a child Node of its own
  * without V8's GC threads (`cpu-child.ts`, `cpu-measure.ts`). The CPU time
- * around one request (until its body is read) is what the request cost: what
+ * around one request (from the call, with the request built beforehand as the
+ * platform hands it over, until the answer's bytes are read) is what the request cost: what
  * the platform bills against its limit (10 ms on the free plan), since time
  * waiting on D1 is not CPU there either. D1's own work is not in it; decoding
  * D1's answer is (the stand-in hands the rows over as JSON text parsed per
@@ -90,7 +91,8 @@ export async function benchCpu(report: Report, options: CpuOptions): Promise<voi
 const METHOD = `The monolith is bundled as Wrangler bundles it (Workers conditions) and its \`fetch\` is called in process (a child of
 the bench); D1 and the rate limiter are in-memory stand-ins that answer at once (D1's rows are handed over as JSON text parsed per
 request, as the binding decodes D1's answer). The measuring runs in a child process with V8's GC threads off
-(\`--single-threaded-gc\`), so a request's figure — the measuring thread's CPU time from the call until the body is read, read
+(\`--single-threaded-gc\`), so a request's figure — the measuring thread's CPU time from the call (the request built beforehand, its body as bytes, as the
+platform hands it to a Worker) until the answer's bytes are read (decoding them is the client's work), read
 with \`clock_gettime(CLOCK_THREAD_CPUTIME_ID)\` through a one-function addon the bench builds (\`test/bench/thread-cpu.c\`) —
 includes the collections it caused and nothing of other requests': what the platform bills against its limit (10 ms on the free
 plan); waiting on D1 is not CPU there either, and D1's own work is not counted. V8's background compiler threads are not the
