@@ -22,13 +22,15 @@
  * Entries of lists that left the window stay until the next rebuild: their
  * postings are compared like any other (a candidate's count is read from its
  * own entry only), and two concurrent searches over windows a contribution
- * apart both count right without re-indexing anything. When a window's new lists do not
- * fit, the index is rebuilt from that window alone with room for half as
- * much again (and at least 1 024 postings, as many entries at most), so it
- * holds at most about three windows' postings (3.5 MB of
- * typed arrays for 100 maximum-length signals, 28 bytes a posting), and a
- * window that moves by one contribution at a time is rebuilt only every few
- * dozen contributions.
+ * apart both count right without re-indexing anything.
+ *
+ * Bounds: when a window's new lists do not fit, the index is rebuilt from
+ * that window alone, with room for half as much again (at least 1 024
+ * postings, and never more entries than postings). So it holds at most about
+ * three windows' postings — 28 bytes each, 3.5 MB of typed arrays for 100
+ * maximum-length signals — and a window that moves by one contribution at a
+ * time is rebuilt only every few dozen contributions. The stale postings a
+ * search may visit are bounded by the same room.
  *
  * Concurrency: `count` indexes the window and counts in one synchronous call,
  * so no other search can change the index between the two.
