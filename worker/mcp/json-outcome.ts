@@ -38,7 +38,7 @@ const MAX_DEPTH = 64;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** For the bytes of one string's contents: a U+FEFF there is text, not a byte-order mark. */
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /** Thrown inside the reader for anything it does not read with certainty; never escapes this module. */
 class Unread extends Error {

@@ -68,7 +68,7 @@ export function findMatches<Candidate extends MatchCandidate>(
   let textCounter: ((text: string, stamp: number) => Counts) | undefined;
   let hashedCounter: ((list: HashedList) => number) | undefined;
   let sortedQuery: string[] | undefined;
-  const indexed = index !== undefined && candidates.every(isIndexable) ? index.count(queryTokens, candidates) : null;
+  const indexed = index !== undefined && allIndexable(candidates) ? index.count(queryTokens, candidates) : null;
 
   const matches: Scored<Candidate>[] = [];
   candidates.forEach((candidate, position) => {
@@ -92,6 +92,11 @@ export function findMatches<Candidate extends MatchCandidate>(
     if (stored !== null) return countStoredTokens(stored, (sortedQuery ??= [...queryTokens].sort()));
     return (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1);
   }
+}
+
+/** Whether the index may count every candidate. */
+function allIndexable<Candidate extends MatchCandidate>(candidates: readonly Candidate[]): candidates is readonly (Candidate & IndexedCandidate)[] {
+  return candidates.every(isIndexable);
 }
 
 /** Whether the index may count this candidate: its current list, hashed, under its id. */
