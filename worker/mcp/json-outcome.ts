@@ -42,7 +42,10 @@ const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /** Thrown inside the reader for anything it does not read with certainty; never escapes this module. */
 class Unread extends Error {
-  override name = "Unread";
+  constructor() {
+    super("not read from the bytes");
+    this.name = "Unread";
+  }
 }
 
 export function readJsonOutcome(bytes: Uint8Array): JsonOutcome {
