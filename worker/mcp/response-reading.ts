@@ -2,7 +2,8 @@
  * Reading the SDK's answer for telemetry (01 §9.2) without ever waiting on a
  * stream that may not end.
  *
- * - JSON bodies always end, so they are read.
+ * - JSON bodies always end, so they are read: from their bytes (json-outcome.ts)
+ *   unless the caller needs the text or that reader leaves them to `JSON.parse`.
  * - `text/event-stream` bodies are read only when the request was a single
  *   allow-listed method that is answered with one response (every allow-listed
  *   method except `subscriptions/listen`); on the 2025 lane the SDK closes such
