@@ -83,18 +83,7 @@ class Reader {
     const messages: (MessageFacts | null)[] = [];
     if (this.peek() === 0x5b) {
       // A batch: each element is a message.
-      this.at += 1;
-      this.space();
-      if (this.peek() === 0x5d) this.at += 1;
-      else {
-        for (;;) {
-          messages.push(this.message());
-          this.space();
-          if (this.comma()) continue;
-          this.expect(0x5d);
-          break;
-        }
-      }
+      this.elements(() => messages.push(this.message()));
     } else {
       messages.push(this.message());
     }
@@ -191,6 +180,23 @@ class Reader {
     }
   }
 
+  /** An array at the reader, calling `onElement` with the reader at each element. */
+  private elements(onElement: () => void): void {
+    this.expect(0x5b);
+    this.space();
+    if (this.peek() === 0x5d) {
+      this.at += 1;
+      return;
+    }
+    for (;;) {
+      onElement();
+      this.space();
+      if (this.comma()) continue;
+      this.expect(0x5d);
+      return;
+    }
+  }
+
   /** Any JSON value, validated and skipped. */
   private value(depth: number): void {
     if (depth > MAX_DEPTH) throw new Unread();
@@ -199,19 +205,7 @@ class Reader {
     if (first === 0x7b) {
       this.members(depth, false, () => this.value(depth + 1));
     } else if (first === 0x5b) {
-      this.at += 1;
-      this.space();
-      if (this.peek() === 0x5d) {
-        this.at += 1;
-        return;
-      }
-      for (;;) {
-        this.value(depth + 1);
-        this.space();
-        if (this.comma()) continue;
-        this.expect(0x5d);
-        return;
-      }
+      this.elements(() => this.value(depth + 1));
     } else if (first === QUOTE) {
       this.string();
     } else if (first === 0x74) {
@@ -245,8 +239,7 @@ class Reader {
   }
 
   private isNumberStart(): boolean {
-    const byte = this.peek();
-    return byte === 0x2d || (byte >= 0x30 && byte <= 0x39);
+    return this.peek() === 0x2d || isDigit(this.peek());
   }
 
   /** -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */

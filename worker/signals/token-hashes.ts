@@ -79,15 +79,14 @@ export function commonTokenCounter(query: readonly string[]): (list: HashedList)
     slotToken[slot] = index;
   });
   return (list) => {
-    const { tokens, hashes, starts } = list;
+    const { hashes } = list;
     let common = 0;
     for (let token = 0; token < hashes.length; token += 1) {
       const hash = hashes[token]!;
       // Distinct query tokens: at most one can equal this token, but several may share its hash.
       for (let slot = hash & mask; slotToken[slot] !== -1; slot = (slot + 1) & mask) {
         if (slotHash[slot] !== hash) continue;
-        const end = token + 1 < hashes.length ? starts[token + 1]! - 1 : tokens.length;
-        if (spanEquals(tokens, starts[token]!, end, query[slotToken[slot]!]!)) {
+        if (listTokenEquals(list, token, query[slotToken[slot]!]!)) {
           common += 1;
           break;
         }
@@ -97,8 +96,11 @@ export function commonTokenCounter(query: readonly string[]): (list: HashedList)
   };
 }
 
-function spanEquals(text: string, start: number, end: number, other: string): boolean {
-  if (end - start !== other.length) return false;
-  for (let index = 0; index < other.length; index += 1) if (text.charCodeAt(start + index) !== other.charCodeAt(index)) return false;
+/** Whether token `index` of `list` is `token`, code unit for code unit: what confirms every hash hit. */
+export function listTokenEquals(list: HashedList, index: number, token: string): boolean {
+  const start = list.starts[index]!;
+  const end = index + 1 < list.starts.length ? list.starts[index + 1]! - 1 : list.tokens.length;
+  if (end - start !== token.length) return false;
+  for (let offset = 0; offset < token.length; offset += 1) if (list.tokens.charCodeAt(start + offset) !== token.charCodeAt(offset)) return false;
   return true;
 }

@@ -35,7 +35,7 @@
  * Concurrency: `count` indexes the window and counts in one synchronous call,
  * so no other search can change the index between the two.
  */
-import { tokenHash, type HashedList } from "./token-hashes";
+import { listTokenEquals, tokenHash, type HashedList } from "./token-hashes";
 
 /** A candidate as the index sees it: its id, and its current list with the tokens' hashes. */
 export interface IndexedCandidate {
@@ -83,14 +83,10 @@ export class WindowIndex {
   count(query: readonly string[], candidates: readonly IndexedCandidate[]): Int32Array {
     const entries = this.index(candidates);
     const perEntry = new Int32Array(this.lists.length);
-    const mask = this.slotHash.length - 1;
     for (const token of query) {
-      const hash = tokenHash(token);
-      let slot = hash & mask;
-      while (this.slotHead[slot] !== EMPTY && this.slotHash[slot] !== hash) slot = (slot + 1) & mask;
-      for (let posting = this.slotHead[slot]!; posting !== EMPTY; posting = this.postingNext[posting]!) {
+      for (let posting = this.slotHead[this.slotOf(tokenHash(token))]!; posting !== EMPTY; posting = this.postingNext[posting]!) {
         const entry = this.postingEntry[posting]!;
-        if (tokenEquals(this.lists[entry]!, this.postingToken[posting]!, token)) perEntry[entry] = perEntry[entry]! + 1;
+        if (listTokenEquals(this.lists[entry]!, this.postingToken[posting]!, token)) perEntry[entry] = perEntry[entry]! + 1;
       }
     }
     const counts = new Int32Array(candidates.length);
@@ -134,11 +130,9 @@ export class WindowIndex {
     this.lists.push(candidate.hashed);
     this.entryOf.set(candidate.signal_id, entry);
     const { hashes } = candidate.hashed;
-    const mask = this.slotHash.length - 1;
     for (let token = 0; token < hashes.length; token += 1) {
       const hash = hashes[token]!;
-      let slot = hash & mask;
-      while (this.slotHead[slot] !== EMPTY && this.slotHash[slot] !== hash) slot = (slot + 1) & mask;
+      const slot = this.slotOf(hash);
       if (this.slotHead[slot] === EMPTY) this.slotHash[slot] = hash;
       const posting = this.postings++;
       this.postingEntry[posting] = entry;
@@ -147,6 +141,14 @@ export class WindowIndex {
       this.slotHead[slot] = posting;
     }
     return entry;
+  }
+
+  /** The table slot of `hash`: the one holding it, or the free slot where it belongs. */
+  private slotOf(hash: number): number {
+    const mask = this.slotHash.length - 1;
+    let slot = hash & mask;
+    while (this.slotHead[slot] !== EMPTY && this.slotHash[slot] !== hash) slot = (slot + 1) & mask;
+    return slot;
   }
 
   /**
@@ -165,13 +167,4 @@ export class WindowIndex {
     this.slotHash = new Int32Array(size * 2);
     this.slotHead = new Int32Array(size * 2).fill(EMPTY);
   }
-}
-
-/** Whether token `index` of `list` is `token`, code unit for code unit. */
-function tokenEquals(list: HashedList, index: number, token: string): boolean {
-  const start = list.starts[index]!;
-  const end = index + 1 < list.starts.length ? list.starts[index + 1]! - 1 : list.tokens.length;
-  if (end - start !== token.length) return false;
-  for (let offset = 0; offset < token.length; offset += 1) if (list.tokens.charCodeAt(start + offset) !== token.charCodeAt(offset)) return false;
-  return true;
 }
