@@ -31,12 +31,11 @@ export function notificationAccepted(): Response {
 export function serveA2aPreflight(_req: DoorRequest): Response {
   return new Response(null, {
     status: 204,
-    headers: {
-      ...ENDPOINT_HEADERS,
+    headers: Object.assign({}, ENDPOINT_HEADERS, {
       "Access-Control-Allow-Methods": "POST, OPTIONS",
       "Access-Control-Allow-Headers": "Content-Type, A2A-Version, A2A-Extensions",
       "Access-Control-Max-Age": "86400",
-    },
+    }),
   });
 }
 
@@ -55,12 +54,12 @@ export const a2aRejections: RouteRejections = {
     return jsonResponse(
       405,
       { error: "method_not_allowed", agent_card: urls.agentCard, mcp: urls.mcp },
-      { ...JSON_HEADERS, Allow: allow },
+      Object.assign({}, JSON_HEADERS, { Allow: allow }),
     );
   },
   unavailable: () => plainText(503, SERVICE_UNAVAILABLE_TEXT),
 };
 
 function plainText(status: number, text: string): Response {
-  return new Response(text, { status, headers: { ...ENDPOINT_HEADERS, "Content-Type": TEXT_PLAIN } });
+  return new Response(text, { status, headers: Object.assign({}, ENDPOINT_HEADERS, { "Content-Type": TEXT_PLAIN }) });
 }

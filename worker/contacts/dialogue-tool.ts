@@ -63,7 +63,7 @@ function dialogueReceipt(saved: Extract<SaveContactResult, { row: unknown }>, in
 /** A key that is missing or malformed: `not_saved` to the visitor, `dialogue_misconfigured` in telemetry (07 §2). */
 function misconfigured(self_reported_test: boolean): ToolOutcome {
   const answer = notSaved(self_reported_test);
-  return { ...answer, telemetry: { ...answer.telemetry, tool_result: "dialogue_misconfigured" } };
+  return Object.assign({}, answer, { telemetry: Object.assign({}, answer.telemetry, { tool_result: "dialogue_misconfigured" as const }) });
 }
 
 /**
@@ -178,7 +178,7 @@ export const proposeContactDialogueTool = defineTool({
 
     const { dialogue_token, previous_contact_id } = input;
     if (dialogue_token !== undefined && previous_contact_id !== undefined) {
-      return joinDialogue(db, { ...input, dialogue_token, previous_contact_id }, key, ctx);
+      return joinDialogue(db, Object.assign({}, input, { dialogue_token, previous_contact_id }), key, ctx);
     }
     return openDialogue(db, input, key, ctx);
   },

@@ -113,7 +113,7 @@ async function guarded(ctx: ToolContext, step: (db: D1Database) => Promise<ToolO
 }
 
 function scoped(tool: RegisteredTool<DialogueOwnerToolName>, scopes: readonly [string, ...string[]]): DialogueOwnerTool {
-  return { ...tool, requiredScopes: scopes };
+  return Object.assign({}, tool, { requiredScopes: scopes });
 }
 
 export const ownerPublishReplyTool: DialogueOwnerTool = /* @__PURE__ */ scoped(

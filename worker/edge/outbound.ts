@@ -135,7 +135,7 @@ async function guardedRequest(
   const signal = AbortSignal.timeout(options.timeoutMs ?? OUTBOUND_TIMEOUT_MS);
   let response: Response;
   try {
-    response = await fetchOutbound(url, { ...init, redirect: "manual", signal });
+    response = await fetchOutbound(url, Object.assign({}, init, { redirect: "manual" as const, signal }));
   } catch {
     // The error object may quote the URL (and with it a token): only its kind survives.
     return { ok: false, kind: signal.aborted ? "timeout" : "network" };

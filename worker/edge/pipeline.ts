@@ -148,7 +148,7 @@ async function handleRequest(pending: PendingRequest, route: Route, seen: Seen):
     body = read.bytes;
   }
 
-  const door: DoorRequest = { ...pending, body, allowedOrigin };
+  const door: DoorRequest = { request, url, env, ctx: pending.ctx, role: pending.role, telemetry, body, allowedOrigin };
   const handler = route.methods[request.method];
   if (handler) return handler(door);
   telemetry.annotate({ outcome: "method_not_allowed" });

@@ -80,15 +80,16 @@ export function startRequestTelemetry(request: Request, url: URL, role: Role, ev
     },
     finish(status) {
       const finalType = annotations.event_type ?? eventType;
-      const event: RequestEvent = {
-        ...base,
-        event_type: finalType,
-        status,
-        duration_ms: Math.max(0, Math.round(Date.now() - startedAt)),
-        outcome: annotations.outcome ?? (status < 400 ? "http_success" : "http_error"),
-        controlled_test: controlledTest,
-        identity_verified: false,
-      };
+      // Copied with Object.assign, never as `{ ...base, … }`: V8 (11.x) gives an object spread from a literal a
+      // map that every later added field turns into new maps, so each request's event outlived the young
+      // generation's collections and filled the old one (decision 213). The fields and their order are the same.
+      const event = Object.assign({}, base) as RequestEvent;
+      event.event_type = finalType;
+      event.status = status;
+      event.duration_ms = Math.max(0, Math.round(Date.now() - startedAt));
+      event.outcome = annotations.outcome ?? (status < 400 ? "http_success" : "http_error");
+      event.controlled_test = controlledTest;
+      event.identity_verified = false;
       if (MCP_EVENT_TYPES.includes(finalType)) Object.assign(event, MCP_FIELD_DEFAULTS);
       if (finalType === "a2a_request") Object.assign(event, A2A_FIELD_DEFAULTS);
       const { event_type: _type, outcome: _outcome, ...rest } = annotations;

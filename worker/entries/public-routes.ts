@@ -31,14 +31,13 @@ function route(eventType: EventType, methods: Record<string, Handler>, rejection
 
 /** A route that answers 404 to every method. */
 function notFoundRoute(eventType: EventType): Route {
-  return route(eventType, {}, { ...textRejections, methodNotAllowed: notFound });
+  return route(eventType, {}, Object.assign({}, textRejections, { methodNotAllowed: notFound }));
 }
 
 export function publicRoutes(handlers: PublicRouteHandlers): RouteLookup {
-  const mcp: Route = {
-    ...route(handlers.mcpEventType, { POST: handlers.mcpPost, OPTIONS: serveMcpPreflight }, mcpRejections),
+  const mcp: Route = Object.assign(route(handlers.mcpEventType, { POST: handlers.mcpPost, OPTIONS: serveMcpPreflight }, mcpRejections), {
     checkOrigin: true,
-  };
+  });
   const exact = new Map<string, Route>([
     ["/mcp", mcp],
     ["/mcp/server-card", route("mcp_card", documentMethods(serveServerCard))],

@@ -82,7 +82,7 @@ export interface RegisteredTool<Name extends string = PublicToolName> {
 export function defineTool<Schema extends z.ZodObject, Name extends string = PublicToolName>(
   definition: ToolDefinition<Schema, Name>,
 ): RegisteredTool<Name> {
-  return { ...definition, run: (args, ctx) => definition.run(args as z.output<Schema>, ctx) };
+  return Object.assign({}, definition, { run: (args: unknown, ctx: ToolContext) => definition.run(args as z.output<Schema>, ctx) });
 }
 
 export function success(result: Record<string, unknown>, telemetry: EventAnnotations): ToolOutcome {

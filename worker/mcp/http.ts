@@ -15,7 +15,7 @@ export const MCP_HEADERS = { "Cache-Control": "no-store", "x-magnt-mcp-version":
 export function mcpAnswerHeaders(allowedOrigin: string | null): Record<string, string> {
   return allowedOrigin === null
     ? { ...MCP_HEADERS }
-    : { ...MCP_HEADERS, "Access-Control-Allow-Origin": allowedOrigin, Vary: "Origin" };
+    : { "Access-Control-Allow-Origin": allowedOrigin, Vary: "Origin", ...MCP_HEADERS };
 }
 
 /** The MCP endpoint's edge rejections: JSON-RPC 403s, plain-text 413 and 503, each with the MCP headers. */

@@ -57,10 +57,10 @@ export function readMcpRequest(body: Uint8Array, headers: Headers): McpRequestIn
   try {
     message = JSON.parse(decoder.decode(body));
   } catch {
-    return { ...EMPTY, protocolVersion: headerVersion };
+    return Object.assign({}, EMPTY, { protocolVersion: headerVersion });
   }
   if (!isRecord(message) || typeof message.method !== "string") {
-    return { ...EMPTY, protocolVersion: headerVersion, parsedBody: message };
+    return Object.assign({}, EMPTY, { protocolVersion: headerVersion, parsedBody: message });
   }
 
   const method = message.method;

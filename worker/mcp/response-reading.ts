@@ -61,11 +61,11 @@ export async function readMcpResponse(
   const rebuilt = new Response(bytes, { status: response.status, statusText: response.statusText, headers });
   if (!isStream && !wantText) {
     const read = readJsonOutcome(new Uint8Array(bytes));
-    if (read.kind === "read") return { ...classifyMessages(read.messages), response: rebuilt, text: null };
+    if (read.kind === "read") return { response: rebuilt, text: null, ...classifyMessages(read.messages) };
   }
   const text = decoder.decode(bytes);
   const messages = isStream ? parseEventStream(text) : parseJsonMessages(text);
-  return { ...classifyMessages(messages.map(messageFacts)), response: rebuilt, text };
+  return { response: rebuilt, text, ...classifyMessages(messages.map(messageFacts)) };
 }
 
 /** A parsed message's members as the byte reader reports them (json-outcome.ts): one classification for both. */

@@ -123,7 +123,7 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   let sdkResponse: Response;
   if (info.parsedBody !== undefined) {
     factories.set(req.request, createServer);
-    sdkResponse = await sharedHandler().fetch(req.request, { ...auth, parsedBody: info.parsedBody });
+    sdkResponse = await sharedHandler().fetch(req.request, { parsedBody: info.parsedBody, ...auth });
   } else {
     const copy = new Request(req.request.url, { method: "POST", headers: req.request.headers, body });
     sdkResponse = await createMcpHandler(createServer, HANDLER_OPTIONS).fetch(copy, auth);

@@ -194,7 +194,7 @@ export function addressedBy(config: OwnerConfig, requestUrl: string): OwnerConfi
     return config;
   }
   if (origin === config.ownerOrigin || !config.origins.has(origin)) return config;
-  return { ...config, ownerOrigin: origin, audience: `${origin}/mcp` };
+  return Object.assign({}, config, { ownerOrigin: origin, audience: `${origin}/mcp` });
 }
 
 /** Whether `value` is this server's MCP endpoint under any of its origins (the audiences a token may carry). */

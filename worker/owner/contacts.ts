@@ -103,11 +103,12 @@ async function withDialogue(db: D1Database, items: ContactItem[], dialogue: List
   if (dialogue === undefined || items.length === 0) return items;
   const views = await dialogueViewsOf(db, items.map((item) => item.contact_id), dialogue);
   const published = await publishedReplyIdsOf(db, items.flatMap((item) => item.drafts.map((draft) => draft.draft_id)));
-  return items.map((item) => ({
-    ...item,
-    drafts: item.drafts.map((draft) => ({ ...draft, published_reply_id: published.get(draft.draft_id) ?? null })),
-    dialogue: views.get(item.contact_id)!,
-  }));
+  return items.map((item) =>
+    Object.assign({}, item, {
+      drafts: item.drafts.map((draft) => Object.assign({}, draft, { published_reply_id: published.get(draft.draft_id) ?? null })),
+      dialogue: views.get(item.contact_id)!,
+    }),
+  );
 }
 
 function contactItem(row: OwnerContactRow, drafts: readonly DraftRow[], preview: boolean): ContactItem {

@@ -64,7 +64,7 @@ export function sendOwnerAnswer(req: DoorRequest, answer: OwnerAnswer, headers: 
     ...(answer.outcome !== null ? { outcome: answer.outcome } : {}),
     ...(answer.forwardedToCore === true ? { forwarded_to_core: true } : {}),
   });
-  return withHeaders(answer.response, { ...NO_STORE, ...headers });
+  return withHeaders(answer.response, Object.assign({}, NO_STORE, headers));
 }
 
 /** An owner handler as a pipeline handler on the owner gateway. */

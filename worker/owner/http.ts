@@ -119,7 +119,7 @@ export const ANY_ORIGIN = { "Access-Control-Allow-Origin": "*" } as const;
 
 /** An OAuth JSON error (RFC 6749 §5.2, RFC 7591 §3.2.2). */
 export function oauthJsonError(status: number, error: string, description: string, headers: Record<string, string> = {}): Response {
-  return jsonResponse(status, { error, error_description: description }, { ...ANY_ORIGIN, ...headers });
+  return jsonResponse(status, { error, error_description: description }, Object.assign({}, ANY_ORIGIN, headers));
 }
 
 /**

@@ -106,8 +106,8 @@ export const ownerListContactsTool: OwnerTool = /* @__PURE__ */ defineTool({
     if (db === null) return fail("storage_error", { include_tests: includeTests });
     const flags = dialogueFlags(ctx.env);
     const result = await listContacts(db, {
-      ...(args.contact_id !== undefined ? { contactId: args.contact_id } : {}),
       includeTests,
+      ...(args.contact_id !== undefined ? { contactId: args.contact_id } : {}),
       state: args.state ?? "any",
       ...(args.since !== undefined ? { since: sinceFilter(args.since) } : {}),
       limit: args.limit ?? 20,
@@ -153,7 +153,7 @@ export const ownerListObservedGoalsTool: OwnerTool = /* @__PURE__ */ defineTool(
 
 /** A write tool: the same definition, naming the scopes its calls need. */
 function scoped(tool: RegisteredTool<OwnerToolName>, scopes: readonly [OwnerScope, ...OwnerScope[]]): OwnerTool {
-  return { ...tool, requiredScopes: scopes };
+  return Object.assign({}, tool, { requiredScopes: scopes });
 }
 
 export const ownerSaveDraftTool: OwnerTool = /* @__PURE__ */ scoped(

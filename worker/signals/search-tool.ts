@@ -40,7 +40,8 @@ function inMatchOrder(matched: readonly SignalCandidateRow[], texts: readonly Si
   const byId = new Map(texts.map((row) => [row.signal_id, row]));
   return matched.flatMap((candidate) => {
     const { goal } = candidate;
-    const row = goal !== null ? { ...candidate, goal } : byId.get(candidate.signal_id);
+    if (goal !== null) return [publicMatch({ signal_id: candidate.signal_id, goal, blocker: candidate.blocker, tried: candidate.tried, learned: candidate.learned })];
+    const row = byId.get(candidate.signal_id);
     return row === undefined ? [] : [publicMatch(row)];
   });
 }

@@ -64,13 +64,15 @@ function canonicalSignal(input: ContributeInput) {
  */
 export async function saveSignal(db: D1Database, input: ContributeInput): Promise<WriteOnceResult<StoredSignalRow>> {
   const canonical = canonicalSignal(input);
-  return storeSignal(db, {
-    ...canonical,
-    signalId: newSignalId(),
+  return storeSignal(
+    db,
+    Object.assign({}, canonical, {
+      signalId: newSignalId(),
     createdAt: nowIso(),
     submissionId: input.submission_id ?? newSubmissionId(),
     payloadHash: await sha256Hex(JSON.stringify(canonical)),
     tokens: storedTokens(canonical),
-    tokenizerVersion: TOKENIZER_VERSION,
-  });
+      tokenizerVersion: TOKENIZER_VERSION,
+    }),
+  );
 }

@@ -106,7 +106,7 @@ export function scopedBinding(db: D1Database, scope: D1RetryScope): D1Database {
 export function scopeD1(env: Env): { readonly env: Env; d1Retries(): number } {
   if (env.CONTACTS === undefined) return { env, d1Retries: () => 0 };
   const scope = newRetryScope();
-  return { env: { ...env, CONTACTS: scopedBinding(env.CONTACTS, scope) }, d1Retries: () => scope.retries };
+  return { env: Object.assign({}, env, { CONTACTS: scopedBinding(env.CONTACTS, scope) }), d1Retries: () => scope.retries };
 }
 
 /**

@@ -29,7 +29,7 @@ export function statement(sql: string, ...params: unknown[]): Statement {
 
 /** The same statement, run at most once even on a transient failure (decision 178). */
 export function notRetried(stmt: Statement): Statement {
-  return { ...stmt, idempotent: false };
+  return Object.assign({}, stmt, { idempotent: false });
 }
 
 function prepare(db: D1Database, { sql, params }: Statement): D1PreparedStatement {

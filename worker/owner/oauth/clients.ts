@@ -39,7 +39,7 @@ export async function resolveClient(clientId: string, config: OwnerConfig, keys:
   if (documentUrl !== null) {
     const loaded = await loadClientDocument(documentUrl, config.clientMetadata, nowMs);
     if (!loaded.ok) return { ok: false, problem: "invalid_client_metadata", detail: loaded.problem };
-    return { ok: true, client: { ...loaded.document, verifiedHost: documentUrl.host } };
+    return { ok: true, client: Object.assign({}, loaded.document, { verifiedHost: documentUrl.host }) };
   }
   const registered = await verifyClientId(keys, clientId, nowMs);
   if (registered === null) return { ok: false, problem: "invalid_client" };

@@ -123,7 +123,7 @@ export function renderCallback(decision: CallbackDecision, config: OwnerConfig):
 function redirectToClient(link: LinkRequest, params: Record<string, string>, config: OwnerConfig): Response {
   const headers = redirectHeaders();
   headers.append("Set-Cookie", clearCookie(LINK_COOKIE));
-  headers.set("Location", redirectWith(link.redirect_uri, { ...params, state: link.state, iss: config.ownerOrigin }));
+  headers.set("Location", redirectWith(link.redirect_uri, Object.assign({}, params, { state: link.state, iss: config.ownerOrigin })));
   return new Response(null, { status: 302, headers });
 }
 

@@ -63,13 +63,12 @@ export function serveOAuthPreflight(input: OwnerInput, env: OwnerEnv, deps: Owne
   return gated(input, env, "gateway", "other", deps, async () => ({
     response: new Response(null, {
       status: 204,
-      headers: {
-        ...ANY_ORIGIN,
+      headers: Object.assign({}, ANY_ORIGIN, {
         "Access-Control-Allow-Methods": "POST, OPTIONS",
         "Access-Control-Allow-Headers": "Content-Type, Authorization",
         "Access-Control-Max-Age": "600",
         "Cache-Control": "no-store",
-      },
+      }),
     }),
     outcome: null,
     step: "other",

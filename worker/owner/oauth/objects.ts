@@ -96,13 +96,11 @@ export function issueConsentRequest(
   nowMs: number,
 ): Promise<string> {
   const iat = seconds(nowMs);
-  return signObject(OBJECT_TYPES.consent, keys.state, {
-    ...request,
-    client_name: clientName,
-    nonce_hash: nonceHash,
-    iat,
-    exp: iat + LIFETIME.consent,
-  });
+  return signObject(
+    OBJECT_TYPES.consent,
+    keys.state,
+    Object.assign({}, request, { client_name: clientName, nonce_hash: nonceHash, iat, exp: iat + LIFETIME.consent }),
+  );
 }
 
 export function verifyConsentRequest(keys: OwnerKeys, value: string, nowMs: number): Promise<ConsentRequest | null> {
@@ -114,7 +112,7 @@ export type LinkRequest = z.infer<typeof linkPayload>;
 
 export function issueLinkRequest(keys: OwnerKeys, request: GrantRequest, nowMs: number): Promise<string> {
   const iat = seconds(nowMs);
-  return signObject(OBJECT_TYPES.link, keys.state, { ...request, nonce: randomToken(), iat, exp: iat + LIFETIME.link });
+  return signObject(OBJECT_TYPES.link, keys.state, Object.assign({}, request, { nonce: randomToken(), iat, exp: iat + LIFETIME.link }));
 }
 
 export function verifyLinkRequest(keys: OwnerKeys, value: string, nowMs: number): Promise<LinkRequest | null> {
@@ -195,7 +193,7 @@ function accessPayload(config: OwnerConfig, nowMs: number) {
   return z.object(tokenFields(config, nowMs)).strict();
 }
 function refreshPayload(config: OwnerConfig, nowMs: number) {
-  return z.object({ ...tokenFields(config, nowMs), fam: z.string(), fam_iat: numericDate }).strict();
+  return z.object(Object.assign({}, tokenFields(config, nowMs), { fam: z.string(), fam_iat: numericDate })).strict();
 }
 
 /** The verified claims of an access token (06 §3.2), as core compares them (06 §5). */
@@ -230,15 +228,14 @@ export async function issueTokens(
   const iat = seconds(nowMs);
   const base = { iss: config.ownerOrigin, aud: config.audience, sub: config.githubId, epoch: config.epoch, cid: grant.cid, iat };
   const family = grant.family ?? { fam: randomToken(), fam_iat: iat };
-  const access: AccessClaims = { ...base, scope: grant.scope, exp: iat + LIFETIME.access, jti: randomToken() };
-  const refresh: RefreshClaims = {
-    ...base,
+  const access: AccessClaims = Object.assign({}, base, { scope: grant.scope, exp: iat + LIFETIME.access, jti: randomToken() });
+  const refresh: RefreshClaims = Object.assign({}, base, {
     scope: grant.refreshScope,
     exp: Math.min(iat + LIFETIME.refresh, family.fam_iat + LIFETIME.family),
     jti: randomToken(),
     fam: family.fam,
     fam_iat: family.fam_iat,
-  };
+  });
   const [accessToken, refreshToken] = await Promise.all([
     signObject(OBJECT_TYPES.access, keys.token, access),
     signObject(OBJECT_TYPES.refresh, keys.token, refresh),

@@ -161,7 +161,7 @@ export function renderToken(decision: TokenDecision): Response {
           refresh_token: decision.tokens.refreshToken,
           scope: decision.scope,
         },
-        { ...ANY_ORIGIN, Pragma: "no-cache" },
+        Object.assign({}, ANY_ORIGIN, { Pragma: "no-cache" }),
       );
     case "refused":
       return oauthJsonError(decision.error === "invalid_client" ? 401 : 400, decision.error, decision.description);
