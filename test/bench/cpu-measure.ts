@@ -57,6 +57,8 @@ class StandInD1 {
   private readonly window: readonly { id: string; current: boolean; json: string; heldJson: string }[];
   /** Each row's returnable columns, as the matches' read returns them. */
   private readonly textJson = new Map<unknown, string>();
+  /** The window's answer (as D1 would send it) for each `?5` seen. */
+  private readonly windowAnswers = new Map<string, string>();
 
   constructor(rows: readonly Row[]) {
     this.window = rows.map((row) => {
@@ -100,10 +102,17 @@ class StandInD1 {
   execute(sql: string, params: readonly unknown[]): Row[] {
     if (/^\s*CREATE /.test(sql)) return [];
     if (sql.includes("LEFT JOIN task_signal_tokens")) {
-      // ?5: the ids whose current lists the door holds; their lists are left out. Decoded per request, as the
-      // binding decodes D1's answer.
-      const held = new Set(JSON.parse(String(params[4])) as string[]);
-      return JSON.parse(`[${this.window.map((row) => (row.current && held.has(row.id) ? row.heldJson : row.json)).join(",")}]`) as Row[];
+      // ?5: the ids whose current lists the door holds; their lists are left out. Evaluating the query is D1's
+      // work, not the isolate's (it runs in the database), so its answer is made once per distinct ?5 and kept;
+      // decoding it is the binding's, so it is decoded per request (decision 214).
+      const heldParam = String(params[4]);
+      let answer = this.windowAnswers.get(heldParam);
+      if (answer === undefined) {
+        const held = new Set(JSON.parse(heldParam) as string[]);
+        answer = `[${this.window.map((row) => (row.current && held.has(row.id) ? row.heldJson : row.json)).join(",")}]`;
+        this.windowAnswers.set(heldParam, answer);
+      }
+      return JSON.parse(answer) as Row[];
     }
     if (/^SELECT signal_id, goal, blocker, tried, learned FROM task_signals\s+WHERE status = 'active' AND self_reported_test = \? AND signal_id IN \(/.test(sql)) {
       // Decoded per request, as the binding decodes D1's answer.
