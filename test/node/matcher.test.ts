@@ -8,12 +8,26 @@ import { describe, expect, it } from "vitest";
 import { completeWindow, type HeldLists } from "../../worker/signals/candidate-tokens";
 import type { SignalCandidateRow } from "../../worker/signals/signal-store";
 import { findMatches } from "../../worker/signals/matcher";
-import { commonTokenCounter, hashList, tokenHash } from "../../worker/signals/token-hashes";
+import { commonTokenCounter, hashList, hashSpan, tokenHash, type TokenSpans } from "../../worker/signals/token-hashes";
 import { WindowIndex } from "../../worker/signals/window-index";
 import { ENGLISH_STOP_WORDS, RUSSIAN_STOP_WORDS, SHORT_TERM_ALLOWLIST } from "../../worker/signals/stopwords";
-import { distinctTokens, nfkc, storedTokens, taskTokens, tokenSet, TOKENIZER_VERSION, type TaskText } from "../../worker/signals/tokenize";
+import { distinctTokenSpans, distinctTokens, nfkc, storedTokens, taskTokens, tokenSet, TOKENIZER_VERSION, type TaskText } from "../../worker/signals/tokenize";
 
 const sorted = (set: Set<string>) => [...set].sort();
+
+/** Query spans over `tokens` laid out with other text between them, so no span starts where its index would. */
+function spans(tokens: readonly string[]): TokenSpans {
+  let text = "·";
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const token of tokens) {
+    starts.push(text.length);
+    text += token;
+    ends.push(text.length);
+    text += " ·· ";
+  }
+  return { text, starts: Int32Array.from(starts), ends: Int32Array.from(ends), hashes: Int32Array.from(starts, (start, index) => hashSpan(text, start, ends[index]!)) };
+}
 
 /** Two distinct tokens with one 32-bit hash, of one length or of two, found by the birthday search over short tokens. */
 function collidingPair(sameLength: boolean): [string, string] {
@@ -301,6 +315,23 @@ describe("tokeniser equals its plain definition (property)", () => {
     expect(distinctTokens({ goal: `${first} ${second} ${first} ${second}` })).toEqual([first, second]);
   });
 
+  it("a query's token spans are its distinct tokens in its normalised text, each with its hash", () => {
+    const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
+    fc.assert(
+      fc.property(task, (row) => {
+        const spans = distinctTokenSpans(row);
+        const tokens = Array.from(spans.hashes, (hash, index) => {
+          const token = spans.text.slice(spans.starts[index], spans.ends[index]);
+          expect(hash).toBe(tokenHash(token));
+          return token;
+        });
+        expect(new Set(tokens).size).toBe(tokens.length);
+        expect([...tokens].sort()).toEqual(referenceTokens([row.goal, row.blocker, row.tried].filter(Boolean).join(" ")));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("a stored list is the reference token set, distinct, in one string", () => {
     const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
     fc.assert(
@@ -351,7 +382,7 @@ describe("hashed lists (03 §5.6)", () => {
       fc.property(fc.uniqueArray(token, { maxLength: 30 }), fc.uniqueArray(token, { maxLength: 30 }), (query, list) => {
         const stored = [...list].sort().join(" ");
         const expected = list.filter((item) => query.includes(item)).length;
-        expect(commonTokenCounter(query)(hashList(stored))).toBe(expected);
+        expect(commonTokenCounter(spans(query))(hashList(stored))).toBe(expected);
         expect(hashList(stored).hashes.length).toBe(list.length);
       }),
       { numRuns: 1000 },
@@ -371,9 +402,9 @@ describe("hashed lists (03 §5.6)", () => {
     }
     const [first, second] = pair;
     expect(tokenHash(first)).toBe(tokenHash(second));
-    expect(commonTokenCounter([first])(hashList(second))).toBe(0);
-    expect(commonTokenCounter([first, second])(hashList([first, second].sort().join(" ")))).toBe(2);
-    expect(commonTokenCounter([second])(hashList([first, "zzz"].sort().join(" ")))).toBe(0);
+    expect(commonTokenCounter(spans([first]))(hashList(second))).toBe(0);
+    expect(commonTokenCounter(spans([first, second]))(hashList([first, second].sort().join(" ")))).toBe(2);
+    expect(commonTokenCounter(spans([second]))(hashList([first, "zzz"].sort().join(" ")))).toBe(0);
   });
 });
 
@@ -396,8 +427,8 @@ describe("a cohort's window index (03 §5.6)", () => {
           window.set(id, hashed);
         }
         const candidates = [...window].map(([id, hashed]) => ({ signal_id: `s${id}`, hashed }));
-        const probe = commonTokenCounter(query);
-        expect([...index.count(query, candidates)]).toEqual(candidates.map((candidate) => probe(candidate.hashed)));
+        const probe = commonTokenCounter(spans(query));
+        expect([...index.count(spans(query), candidates)]).toEqual(candidates.map((candidate) => probe(candidate.hashed)));
       }),
       { numRuns: 300 },
     );
@@ -407,8 +438,8 @@ describe("a cohort's window index (03 §5.6)", () => {
     const index = new WindowIndex();
     const first = hashList("alpha bravo");
     const second = hashList("bravo charlie delta");
-    expect([...index.count(["bravo", "delta"], [{ signal_id: "s", hashed: first }, { signal_id: "s", hashed: second }, { signal_id: "s", hashed: first }])]).toEqual([1, 2, 1]);
-    expect([...index.count(["alpha"], [{ signal_id: "s", hashed: second }])]).toEqual([0]);
+    expect([...index.count(spans(["bravo", "delta"]), [{ signal_id: "s", hashed: first }, { signal_id: "s", hashed: second }, { signal_id: "s", hashed: first }])]).toEqual([1, 2, 1]);
+    expect([...index.count(spans(["alpha"]), [{ signal_id: "s", hashed: second }])]).toEqual([0]);
   });
 
   it.each([true, false])("a hash collision costs a comparison, never a count (tokens of one length: %s)", (sameLength) => {
@@ -416,8 +447,8 @@ describe("a cohort's window index (03 §5.6)", () => {
     expect(tokenHash(first)).toBe(tokenHash(second));
     const index = new WindowIndex();
     const window = [{ signal_id: "a", hashed: hashList(second) }, { signal_id: "b", hashed: hashList([first, second].sort().join(" ")) }];
-    expect([...index.count([first], window)]).toEqual([0, 1]);
-    expect([...index.count([second], window)]).toEqual([1, 1]);
+    expect([...index.count(spans([first]), window)]).toEqual([0, 1]);
+    expect([...index.count(spans([second]), window)]).toEqual([1, 1]);
   });
 
   it("holds at most about three windows of postings, however many windows it has counted", () => {
@@ -429,7 +460,7 @@ describe("a cohort's window index (03 §5.6)", () => {
       }));
     for (let round = 0; round < 40; round += 1) {
       const candidates = window(round);
-      expect([...index.count([`w${round}x7x3`], candidates)].filter((count) => count === 1)).toHaveLength(1);
+      expect([...index.count(spans([`w${round}x7x3`]), candidates)].filter((count) => count === 1)).toHaveLength(1);
       expect(index.capacity).toBeLessThanOrEqual(3 * 100 * 50);
     }
   });
@@ -438,7 +469,7 @@ describe("a cohort's window index (03 §5.6)", () => {
     const index = new WindowIndex();
     for (let round = 0; round < 50; round += 1) {
       const candidates = Array.from({ length: 100 }, (_, row) => ({ signal_id: `s${round}-${row}`, hashed: hashList("") }));
-      expect([...index.count(["alpha"], candidates)]).toEqual(candidates.map(() => 0));
+      expect([...index.count(spans(["alpha"]), candidates)]).toEqual(candidates.map(() => 0));
       expect(index.entries).toBeLessThanOrEqual(index.capacity);
       expect(index.capacity).toBe(1024);
     }

@@ -5,8 +5,8 @@
  */
 import { SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { STOP_WORDS } from "./stopwords";
-import { commonTokenCounter, type HashedList } from "./token-hashes";
-import { distinctTokens, forEachWord, isDroppedAsShort, taskText, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
+import { commonTokenCounter, spanTokens, type HashedList } from "./token-hashes";
+import { distinctTokenSpans, forEachWord, isDroppedAsShort, taskText, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
 import type { IndexedCandidate, WindowIndex } from "./window-index";
 
 /** Jaccard ≥ 15/100. */
@@ -61,19 +61,21 @@ export function findMatches<Candidate extends MatchCandidate>(
   limit: number = SEARCH_RESULTS_MAX,
   index?: WindowIndex,
 ): Candidate[] {
-  // Distinct, in no order: sorted only for the merge with a list as text, the one count that needs it.
-  const queryTokens = distinctTokens(query);
-  if (queryTokens.length === 0) return [];
-  const minimumCommon = queryTokens.length === 1 ? 1 : 2;
+  // Distinct spans, in no order: made strings (and sorted) only for the counts over text, which need them.
+  const queryTokens = distinctTokenSpans(query);
+  const queryCount = queryTokens.hashes.length;
+  if (queryCount === 0) return [];
+  const minimumCommon = queryCount === 1 ? 1 : 2;
   let textCounter: ((text: string, stamp: number) => Counts) | undefined;
   let hashedCounter: ((list: HashedList) => number) | undefined;
+  let queryStrings: string[] | undefined;
   let sortedQuery: string[] | undefined;
   const indexed = index !== undefined && allIndexable(candidates) ? index.count(queryTokens, candidates) : null;
 
   const matches: Scored<Candidate>[] = [];
   candidates.forEach((candidate, position) => {
     const { distinct, common } = countCandidate(candidate, position);
-    const union = queryTokens.length + distinct - common;
+    const union = queryCount + distinct - common;
     if (common >= minimumCommon && common * THRESHOLD_DENOMINATOR >= THRESHOLD_NUMERATOR * union) {
       matches.push({ candidate, common, union });
     }
@@ -89,8 +91,9 @@ export function findMatches<Candidate extends MatchCandidate>(
     if (hashed !== undefined && hashed.tokens === stored) {
       return { distinct: hashed.hashes.length, common: (hashedCounter ??= commonTokenCounter(queryTokens))(hashed) };
     }
-    if (stored !== null) return countStoredTokens(stored, (sortedQuery ??= [...queryTokens].sort()));
-    return (textCounter ??= countTextTokens(queryTokens))(taskText(candidate), position + 1);
+    queryStrings ??= spanTokens(queryTokens);
+    if (stored !== null) return countStoredTokens(stored, (sortedQuery ??= [...queryStrings].sort()));
+    return (textCounter ??= countTextTokens(queryStrings))(taskText(candidate), position + 1);
   }
 }
 

@@ -24,8 +24,20 @@ export interface HashedList {
   readonly starts: Int32Array;
 }
 
+/**
+ * A query's distinct tokens as spans of its normalised text, each with its
+ * hash (tokenize.ts `distinctTokenSpans`): what a search probes with, without
+ * a string per token.
+ */
+export interface TokenSpans {
+  readonly text: string;
+  readonly hashes: Int32Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+}
+
 /** FNV-1a over the UTF-16 code units of `text[start, end)`. */
-function hashSpan(text: string, start: number, end: number): number {
+export function hashSpan(text: string, start: number, end: number): number {
   let hash = FNV_OFFSET;
   for (let index = start; index < end; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), FNV_PRIME);
   return hash | 0;
@@ -65,14 +77,13 @@ export function hashList(tokens: string): HashedList {
  * hashed list: an open-addressing table of the query's hashes, at most a
  * quarter full, so a probe of a token not in the query usually ends at once.
  */
-export function commonTokenCounter(query: readonly string[]): (list: HashedList) => number {
+export function commonTokenCounter(query: TokenSpans): (list: HashedList) => number {
   let size = 16;
-  while (size < query.length * 4) size *= 2;
+  while (size < query.hashes.length * 4) size *= 2;
   const mask = size - 1;
   const slotHash = new Int32Array(size);
   const slotToken = new Int32Array(size).fill(-1); // index into `query`, -1 for an empty slot
-  query.forEach((token, index) => {
-    const hash = tokenHash(token);
+  query.hashes.forEach((hash, index) => {
     let slot = hash & mask;
     while (slotToken[slot] !== -1) slot = (slot + 1) & mask;
     slotHash[slot] = hash;
@@ -86,7 +97,7 @@ export function commonTokenCounter(query: readonly string[]): (list: HashedList)
       // Distinct query tokens: at most one can equal this token, but several may share its hash.
       for (let slot = hash & mask; slotToken[slot] !== -1; slot = (slot + 1) & mask) {
         if (slotHash[slot] !== hash) continue;
-        if (listTokenEquals(list, token, query[slotToken[slot]!]!)) {
+        if (listTokenEquals(list, token, query, slotToken[slot]!)) {
           common += 1;
           break;
         }
@@ -96,11 +107,21 @@ export function commonTokenCounter(query: readonly string[]): (list: HashedList)
   };
 }
 
-/** Whether token `index` of `list` is `token`, code unit for code unit: what confirms every hash hit. */
-export function listTokenEquals(list: HashedList, index: number, token: string): boolean {
+/** Whether token `index` of `list` is token `token` of `query`, code unit for code unit: what confirms every hash hit. */
+export function listTokenEquals(list: HashedList, index: number, query: TokenSpans, token: number): boolean {
   const start = list.starts[index]!;
   const end = index + 1 < list.starts.length ? list.starts[index + 1]! - 1 : list.tokens.length;
-  if (end - start !== token.length) return false;
-  for (let offset = 0; offset < token.length; offset += 1) if (list.tokens.charCodeAt(start + offset) !== token.charCodeAt(offset)) return false;
+  return spansEqual(list.tokens, start, end, query.text, query.starts[token]!, query.ends[token]!);
+}
+
+/** Whether `a[aStart, aEnd)` and `b[bStart, bEnd)` are the same code units. */
+export function spansEqual(a: string, aStart: number, aEnd: number, b: string, bStart: number, bEnd: number): boolean {
+  if (aEnd - aStart !== bEnd - bStart) return false;
+  for (let offset = 0; offset < aEnd - aStart; offset += 1) if (a.charCodeAt(aStart + offset) !== b.charCodeAt(bStart + offset)) return false;
   return true;
+}
+
+/** The tokens of `spans` as strings, in their order: for the counts that need strings (a list as text, a legacy text). */
+export function spanTokens(spans: TokenSpans): string[] {
+  return Array.from(spans.hashes, (_, index) => spans.text.slice(spans.starts[index], spans.ends[index]));
 }

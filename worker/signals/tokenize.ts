@@ -10,8 +10,8 @@
  * equal to the plain regex definition (test/node/matcher.test.ts). Every
  * stop word has at least three code points, so rule 7 is checked first.
  */
-import { isStopWord, SHORT_TERM_ALLOWLIST } from "./stopwords";
-import { tokenHash } from "./token-hashes";
+import { isStopWord, SHORT_TERM_ALLOWLIST, STOP_WORDS } from "./stopwords";
+import { hashSpan, spansEqual, spanTokens, tokenHash, type TokenSpans } from "./token-hashes";
 
 /** The task fields that are matched; `learned` never is. */
 export interface TaskText {
@@ -72,31 +72,97 @@ export function sortedTokens(task: CandidateText): string[] {
 }
 
 /**
- * A task's distinct tokens in the order first seen: the token set of
- * `taskTokens` without a `Set` (whose table a 4 000-character query grows
- * five times over), deduplicated in place through a table of the tokens'
- * hashes (every hit compared, so a collision never drops a token). A search
- * needs no order: sorting 800 Cyrillic tokens costs seven times what
- * finding them does.
+ * A task's distinct tokens in the order first seen, as strings: the spans of
+ * `distinctTokenSpans`, sliced.
  */
 export function distinctTokens(task: CandidateText): string[] {
-  const tokens: string[] = [];
-  forEachToken(taskText(task), (token) => tokens.push(token));
+  return spanTokens(distinctTokenSpans(task));
+}
+
+/** Scratch of `distinctTokenSpans`, grown as needed and reused: a call runs to its end synchronously, so no two share it. */
+let wordStarts = new Int32Array(256);
+let wordEnds = new Int32Array(256);
+let wordHashes = new Int32Array(256);
+let seenSlots = new Int32Array(512);
+
+/** Stop words by hash, so a word is checked without becoming a string; longer words are never looked up. */
+const STOP_WORDS_BY_HASH = new Map<number, string[]>();
+let stopWordMax = 0;
+for (const word of STOP_WORDS) {
+  const hash = tokenHash(word);
+  STOP_WORDS_BY_HASH.set(hash, [...(STOP_WORDS_BY_HASH.get(hash) ?? []), word]);
+  stopWordMax = Math.max(stopWordMax, word.length);
+}
+
+/**
+ * A task's distinct tokens in the order first seen, as spans of its
+ * normalised text with their hashes: `taskTokens` without a string per token
+ * (a 4 000-character query has 800, 44 KB a search) or a `Set` (whose table
+ * it grows five times over). Rules 6 and 7 are checked on the span (a word
+ * becomes a string only when it is short enough for the allow-list to
+ * decide); duplicates are found through a table of hashes, every hit
+ * compared code unit for code unit, so a collision never drops a token. A
+ * search needs no order: sorting 800 Cyrillic tokens costs seven times what
+ * finding them does.
+ */
+export function distinctTokenSpans(task: CandidateText): TokenSpans {
+  const text = normalise(taskText(task));
+  let words = 0;
+  forEachWordSpan(text, (start, end) => {
+    if (isShortSpan(text, start, end) && !SHORT_TERM_ALLOWLIST.has(text.slice(start, end))) return;
+    const hash = hashSpan(text, start, end);
+    if (end - start <= stopWordMax && isStopSpan(text, start, end, hash)) return;
+    if (words === wordStarts.length) growScratch();
+    wordStarts[words] = start;
+    wordEnds[words] = end;
+    wordHashes[words] = hash;
+    words += 1;
+  });
   let size = 16;
-  while (size < tokens.length * 2) size *= 2;
+  while (size < words * 2) size *= 2;
+  if (seenSlots.length < size) seenSlots = new Int32Array(size);
   const mask = size - 1;
-  const slots = new Int32Array(size).fill(-1); // index of a kept token, -1 for an empty slot
+  seenSlots.fill(-1, 0, size); // index of a kept word, -1 for an empty slot
   let kept = 0;
-  for (let index = 0; index < tokens.length; index += 1) {
-    const token = tokens[index]!;
-    let slot = tokenHash(token) & mask;
-    while (slots[slot] !== -1 && tokens[slots[slot]!] !== token) slot = (slot + 1) & mask;
-    if (slots[slot] !== -1) continue; // seen before
-    slots[slot] = kept;
-    tokens[kept++] = token; // kept ≤ index: only tokens already read are overwritten
+  for (let word = 0; word < words; word += 1) {
+    const hash = wordHashes[word]!;
+    const start = wordStarts[word]!;
+    const end = wordEnds[word]!;
+    let slot = hash & mask;
+    let seen = false;
+    for (let other = seenSlots[slot]!; other !== -1; slot = (slot + 1) & mask, other = seenSlots[slot]!) {
+      if (wordHashes[other] === hash && spansEqual(text, start, end, text, wordStarts[other]!, wordEnds[other]!)) {
+        seen = true;
+        break;
+      }
+    }
+    if (seen) continue;
+    seenSlots[slot] = kept;
+    // kept ≤ word: only words already read are overwritten.
+    wordStarts[kept] = start;
+    wordEnds[kept] = end;
+    wordHashes[kept] = hash;
+    kept += 1;
   }
-  tokens.length = kept;
-  return tokens;
+  return { text, hashes: wordHashes.slice(0, kept), starts: wordStarts.slice(0, kept), ends: wordEnds.slice(0, kept) };
+}
+
+function growScratch(): void {
+  const grown = (old: Int32Array) => {
+    const larger = new Int32Array(old.length * 2);
+    larger.set(old);
+    return larger;
+  };
+  wordStarts = grown(wordStarts);
+  wordEnds = grown(wordEnds);
+  wordHashes = grown(wordHashes);
+}
+
+function isStopSpan(text: string, start: number, end: number, hash: number): boolean {
+  const candidates = STOP_WORDS_BY_HASH.get(hash);
+  if (candidates === undefined) return false;
+  for (const word of candidates) if (spansEqual(text, start, end, word, 0, word.length)) return true;
+  return false;
 }
 
 export function tokenSet(text: string): Set<string> {
@@ -119,20 +185,30 @@ function forEachToken(text: string, onToken: (token: string) => void): void {
  * those rules itself, folded into the one map lookup it needs per word anyway.
  */
 export function forEachWord(text: string, onWord: (word: string) => void): void {
-  const normalised = nfkc(text).toLowerCase().replaceAll("ё", "е");
+  const normalised = normalise(text);
+  forEachWordSpan(normalised, (start, end) => onWord(normalised.slice(start, end)));
+}
+
+/** Rules 2–4: NFKC, lower case, ё → е. */
+function normalise(text: string): string {
+  return nfkc(text).toLowerCase().replaceAll("ё", "е");
+}
+
+/** Calls `onWord` with the bounds of every run of letters, marks and numbers of normalised `text` (rule 5). */
+function forEachWordSpan(text: string, onWord: (start: number, end: number) => void): void {
   let start = -1;
   let index = 0;
-  while (index < normalised.length) {
-    const codePoint = normalised.codePointAt(index)!;
+  while (index < text.length) {
+    const codePoint = text.codePointAt(index)!;
     if (isTokenCodePoint(codePoint)) {
       if (start < 0) start = index;
     } else if (start >= 0) {
-      onWord(normalised.slice(start, index));
+      onWord(start, index);
       start = -1;
     }
     index += codePoint > 0xffff ? 2 : 1;
   }
-  if (start >= 0) onWord(normalised.slice(start));
+  if (start >= 0) onWord(start, text.length);
 }
 
 /**
@@ -156,24 +232,25 @@ function isTokenCodePoint(codePoint: number): boolean {
 
 /** Rule 7: shorter than three code points and not an allow-listed technical term. */
 export function isDroppedAsShort(word: string): boolean {
-  return codePointLength(word) < MIN_CODE_POINTS && !SHORT_TERM_ALLOWLIST.has(word);
+  return isShortSpan(word, 0, word.length) && !SHORT_TERM_ALLOWLIST.has(word);
 }
 
 /**
- * Length in code points; only counted for short words, where it decides.
- * Counted over code units (a low surrogate after a high one is the same code
- * point) rather than with the string iterator, which allocates a string per
- * code point outside Latin-1: 3 200 of them for a 4 000-character Cyrillic task.
+ * Whether `text[start, end)` has fewer than three code points; counted only
+ * for short spans, where it decides. Counted over code units (a low surrogate
+ * after a high one is the same code point) rather than with the string
+ * iterator, which allocates a string per code point outside Latin-1: 3 200
+ * of them for a 4 000-character Cyrillic task.
  */
-function codePointLength(word: string): number {
-  if (word.length >= MIN_CODE_POINTS * 2) return MIN_CODE_POINTS; // ≥ 3 code points for sure
+function isShortSpan(text: string, start: number, end: number): boolean {
+  if (end - start >= MIN_CODE_POINTS * 2) return false; // ≥ 3 code points for sure
   let count = 0;
-  for (let index = 0; index < word.length; index += 1) {
-    const unit = word.charCodeAt(index);
-    const continuesPair = unit >= 0xdc00 && unit <= 0xdfff && index > 0 && isHighSurrogate(word.charCodeAt(index - 1));
+  for (let index = start; index < end; index += 1) {
+    const unit = text.charCodeAt(index);
+    const continuesPair = unit >= 0xdc00 && unit <= 0xdfff && index > start && isHighSurrogate(text.charCodeAt(index - 1));
     if (!continuesPair) count += 1;
   }
-  return count;
+  return count < MIN_CODE_POINTS;
 }
 
 function isHighSurrogate(unit: number): boolean {

@@ -35,7 +35,7 @@
  * Concurrency: `count` indexes the window and counts in one synchronous call,
  * so no other search can change the index between the two.
  */
-import { listTokenEquals, tokenHash, type HashedList } from "./token-hashes";
+import { listTokenEquals, type HashedList, type TokenSpans } from "./token-hashes";
 
 /** A candidate as the index sees it: its id, and its current list with the tokens' hashes. */
 export interface IndexedCandidate {
@@ -77,16 +77,16 @@ export class WindowIndex {
 
   /**
    * For each candidate, how many of `query`'s tokens its list holds. `query`
-   * must be distinct tokens (as `distinctTokens` gives). The index afterwards
-   * holds every candidate's list, for the next search.
+   * must be distinct tokens (as `distinctTokenSpans` gives). The index
+   * afterwards holds every candidate's list, for the next search.
    */
-  count(query: readonly string[], candidates: readonly IndexedCandidate[]): Int32Array {
+  count(query: TokenSpans, candidates: readonly IndexedCandidate[]): Int32Array {
     const entries = this.index(candidates);
     const perEntry = new Int32Array(this.lists.length);
-    for (const token of query) {
-      for (let posting = this.slotHead[this.slotOf(tokenHash(token))]!; posting !== EMPTY; posting = this.postingNext[posting]!) {
+    for (let token = 0; token < query.hashes.length; token += 1) {
+      for (let posting = this.slotHead[this.slotOf(query.hashes[token]!)]!; posting !== EMPTY; posting = this.postingNext[posting]!) {
         const entry = this.postingEntry[posting]!;
-        if (listTokenEquals(this.lists[entry]!, this.postingToken[posting]!, token)) perEntry[entry] = perEntry[entry]! + 1;
+        if (listTokenEquals(this.lists[entry]!, this.postingToken[posting]!, query, token)) perEntry[entry] = perEntry[entry]! + 1;
       }
     }
     const counts = new Int32Array(candidates.length);
