@@ -368,6 +368,29 @@ describe("a search's window lists (03 §5.6)", () => {
     expect(next).toMatchObject({ kind: "complete", rows: [{ signal_id: "ts_stored", tokens: "kept as stored", tokenizer_version: TOKENIZER_VERSION }] });
   });
 
+  it("keeps the held lists as they are while the window does not change, and holds anew once it does", () => {
+    const stored = (id: string) => ({ ...row, signal_id: id, tokens: `list of ${id}`, tokenizer_version: TOKENIZER_VERSION });
+    const heldRow = (id: string) => ({ ...row, signal_id: id, tokens: null, tokenizer_version: TOKENIZER_VERSION, list_held: 1 });
+    const first = completeWindow([stored("ts_a"), stored("ts_b"), row], new Map());
+    if (first.kind !== "complete") throw new Error("inconsistent window");
+    const same = completeWindow([heldRow("ts_a"), heldRow("ts_b"), row], first.held);
+    expect(same.kind === "complete" && same.held).toBe(first.held);
+    // The same rows again are the same candidates; a row whose fields differ is a new one, with its fields.
+    const again = completeWindow([heldRow("ts_a"), heldRow("ts_b"), row], first.held);
+    if (again.kind !== "complete" || same.kind !== "complete") throw new Error("inconsistent window");
+    expect(again.rows).toHaveLength(3);
+    again.rows.forEach((candidate, position) => expect(candidate).toBe(same.rows[position]));
+    const edited = completeWindow([{ ...heldRow("ts_a"), learned: "a note" }, heldRow("ts_b"), row], first.held);
+    expect(edited.kind === "complete" && edited.rows[0]).toMatchObject({ signal_id: "ts_a", learned: "a note", tokens: "list of ts_a" });
+    expect(edited.kind === "complete" && edited.rows[0]).not.toBe(same.rows[0]);
+    // A held row that left the window is not held again; a new stored row is.
+    const shorter = completeWindow([heldRow("ts_b"), row], first.held);
+    expect(shorter.kind === "complete" && [...shorter.held.keys()]).toEqual(["ts_b"]);
+    const longer = completeWindow([stored("ts_c"), heldRow("ts_a"), heldRow("ts_b")], first.held);
+    expect(longer.kind === "complete" && [...longer.held.keys()]).toEqual(["ts_c", "ts_a", "ts_b"]);
+    expect(longer.kind === "complete" && longer.held.get("ts_a")).toBe(first.held.get("ts_a"));
+  });
+
   it("a list left out that the search does not hold is inconsistent, never matched as empty", () => {
     const leftOut = { ...row, signal_id: "ts_unknown", tokens: null, tokenizer_version: TOKENIZER_VERSION, list_held: 1 };
     expect(completeWindow([leftOut], new Map())).toEqual({ kind: "inconsistent" });

@@ -50,30 +50,65 @@ export type CompletedWindow = { readonly kind: "complete"; readonly rows: Search
  * asked: `inconsistent`, which the search reports as a storage fault.
  */
 export function completeWindow(rows: readonly SignalCandidateRow[], held: HeldLists): CompletedWindow {
-  const next = new Map<string, HashedList>();
   const completed: SearchCandidate[] = [];
+  const stored: SearchCandidate[] = []; // the rows whose lists are held next
+  let decoded = false;
   for (const row of rows) {
     let hashed: HashedList | undefined;
     if (row.list_held === 1) {
       hashed = held.get(row.signal_id);
       if (hashed === undefined) return { kind: "inconsistent" };
     } else {
-      const stored = currentTokens(row);
-      if (stored !== null) hashed = hashList(stored);
+      const tokens = currentTokens(row);
+      if (tokens !== null) {
+        hashed = hashList(tokens);
+        decoded = true;
+      }
     }
-    if (hashed === undefined) hashed = legacyList(row);
-    else next.set(row.signal_id, hashed);
-    completed.push(withList(row, hashed));
+    const candidate = withList(row, hashed ?? legacyList(row));
+    completed.push(candidate);
+    if (hashed !== undefined) stored.push(candidate);
   }
-  return { kind: "complete", rows: completed, held: next };
+  // Every stored list was held and all held ones are in this window (ids are distinct): what to hold next is
+  // exactly what is held, so the same map is kept, and with it the ids already bound (`heldIdsOf`).
+  if (!decoded && stored.length === held.size) return { kind: "complete", rows: completed, held };
+  return { kind: "complete", rows: completed, held: new Map(stored.map((candidate) => [candidate.signal_id, candidate.hashed])) };
 }
+
+/**
+ * The last candidate made with each list: a row that comes back as it was
+ * (a held row's text left out, or the same short text) is the same
+ * candidate, so a search over an unchanged window makes none.
+ */
+const candidateOf = new WeakMap<HashedList, SearchCandidate>();
 
 /**
  * The row with its list, built field by field: spreading an object D1's JSON
  * answer made costs about 1 µs and several hundred bytes per row in V8, a
- * tenth of a millisecond per search for nothing.
+ * tenth of a millisecond per search for nothing. Candidates are never
+ * mutated, so one made before for the same list and the same fields is
+ * returned instead.
  */
 function withList(row: SignalCandidateRow, hashed: HashedList): SearchCandidate {
+  const known = candidateOf.get(hashed);
+  if (known !== undefined && sameFields(known, row)) return known;
+  const candidate = made(row, hashed);
+  candidateOf.set(hashed, candidate);
+  return candidate;
+}
+
+function sameFields(candidate: SearchCandidate, row: SignalCandidateRow): boolean {
+  return (
+    candidate.signal_id === row.signal_id &&
+    candidate.list_held === row.list_held &&
+    candidate.goal === row.goal &&
+    candidate.blocker === row.blocker &&
+    candidate.tried === row.tried &&
+    candidate.learned === row.learned
+  );
+}
+
+function made(row: SignalCandidateRow, hashed: HashedList): SearchCandidate {
   return {
     signal_id: row.signal_id,
     tokens: hashed.tokens,
@@ -97,12 +132,12 @@ const indexByCohort = new Map<boolean, WindowIndex>();
  * One search's view of its cohort's lists: the ids to bind, then the window
  * completed (and remembered), and the cohort's index to match it with.
  */
-export function windowLists(isTest: boolean): { heldIds: string[]; complete(rows: readonly SignalCandidateRow[]): CompletedWindow; index: WindowIndex } {
+export function windowLists(isTest: boolean): { heldIds: readonly string[]; complete(rows: readonly SignalCandidateRow[]): CompletedWindow; index: WindowIndex } {
   const held = heldByCohort.get(isTest) ?? NONE;
   let index = indexByCohort.get(isTest);
   if (index === undefined) indexByCohort.set(isTest, (index = new WindowIndex()));
   return {
-    heldIds: [...held.keys()],
+    heldIds: heldIdsOf(held),
     index,
     complete(rows) {
       const window = completeWindow(rows, held);
@@ -110,6 +145,19 @@ export function windowLists(isTest: boolean): { heldIds: string[]; complete(rows
       return window;
     },
   };
+}
+
+/**
+ * The ids of `held`, one array per map (maps are never mutated): while the
+ * window does not change, every search binds the same array, so the storage
+ * layer encodes it once (storage/signals/sql.ts).
+ */
+const heldIds = new WeakMap<HeldLists, readonly string[]>();
+
+function heldIdsOf(held: HeldLists): readonly string[] {
+  let ids = heldIds.get(held);
+  if (ids === undefined) heldIds.set(held, (ids = Object.freeze([...held.keys()])));
+  return ids;
 }
 
 /** Two cohorts' windows of 100 twice over; past that the cache starts again (legacy rows only get fewer). */

@@ -62,7 +62,20 @@ export interface SearchWindowParams {
 }
 
 export function searchWindowStatement(isTest: boolean, window: SearchWindowParams): Statement {
-  return { sql: SEARCH_WINDOW_SQL, params: [isTest ? 1 : 0, window.size, window.tokenizerVersion, window.inlineTextMax, JSON.stringify(window.heldIds)] };
+  return { sql: SEARCH_WINDOW_SQL, params: [isTest ? 1 : 0, window.size, window.tokenizerVersion, window.inlineTextMax, heldIdsJson(window.heldIds)] };
+}
+
+/**
+ * `?5` as JSON, encoded once per array: a search binds the same held ids as the last one while its window
+ * does not change (signals/candidate-tokens.ts), and 100 ids are 4 KB of JSON per search otherwise. Callers
+ * never mutate an array they bind (the held ids are frozen).
+ */
+const encodedHeldIds = new WeakMap<readonly string[], string>();
+
+function heldIdsJson(ids: readonly string[]): string {
+  let json = encodedHeldIds.get(ids);
+  if (json === undefined) encodedHeldIds.set(ids, (json = JSON.stringify(ids)));
+  return json;
 }
 
 /** The columns of a match that a search may return (03 §4): no timestamps, hashes or status. */
