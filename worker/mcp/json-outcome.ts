@@ -222,18 +222,28 @@ class Reader {
   /** A string at the reader: the span of its contents, and whether it holds an escape. */
   private string(): [number, number, boolean] {
     this.expect(QUOTE);
+    const { bytes } = this;
     const start = this.at;
     let escaped = false;
-    for (;;) {
-      const byte = this.take();
-      if (byte === QUOTE) return [start, this.at - 1, escaped];
-      if (byte < 0x20) throw new Unread(); // a control character, or the end of the body
+    // Most of an answer's bytes are in strings: this loop keeps its position in a local and leaves the
+    // escapes (rare) to the general reader.
+    for (let at = start; ; ) {
+      if (at >= bytes.length) throw new Unread(); // the end of the body
+      const byte = bytes[at]!;
+      at += 1;
+      if (byte === QUOTE) {
+        this.at = at;
+        return [start, at - 1, escaped];
+      }
+      if (byte < 0x20) throw new Unread(); // a control character
       if (byte === BACKSLASH) {
         escaped = true;
+        this.at = at;
         const next = this.take();
         if (next === 0x75) {
           for (let digit = 0; digit < 4; digit += 1) if (!isHexDigit(this.take())) throw new Unread();
         } else if (!isEscapable(next)) throw new Unread();
+        at = this.at;
       }
     }
   }
