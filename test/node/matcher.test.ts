@@ -332,6 +332,14 @@ describe("tokeniser equals its plain definition (property)", () => {
     );
   });
 
+  it.each([3000, 5000])("a stored list of %i tokens sharing their first code units is in code-unit order", (count) => {
+    // One run of tokens with one two-unit prefix, with others around it; 5 000 takes the plain sort's path.
+    const words = Array.from({ length: count }, (_, index) => `ab${index.toString(36)}`);
+    const task = { goal: `${words.join(" ")} zz9 c3po c r2d2 r 😀😀😀 ёлка` };
+    const expected = [...distinctTokens(task)].sort();
+    expect(storedTokens(task)).toBe(expected.join(" "));
+  });
+
   it("a stored list is the reference token set, distinct, in one string", () => {
     const task = fc.record({ goal: text, blocker: fc.option(text, { nil: undefined }), tried: fc.option(text, { nil: undefined }) });
     fc.assert(
@@ -339,6 +347,7 @@ describe("tokeniser equals its plain definition (property)", () => {
         const stored = storedTokens(row);
         const list = stored === "" ? [] : stored.split(" ");
         expect(new Set(list).size).toBe(list.length);
+        expect(list).toEqual([...list].sort());
         expect([...list].sort()).toEqual(referenceTokens([row.goal, row.blocker, row.tried].filter(Boolean).join(" ")));
       }),
       { numRuns: 500 },

@@ -65,11 +65,45 @@ export function storedTokens(task: CandidateText): string {
 
 /**
  * A task's distinct tokens in code-unit order, as a stored list holds them:
- * `distinctTokens`, sorted.
+ * `distinctTokens`, sorted as `Array.prototype.sort` sorts strings.
+ *
+ * Sorting 800 Cyrillic strings with string comparisons was a tenth of a
+ * worst contribution's CPU time. The spans are ordered instead by their first
+ * two code units (a number, sorted natively; a one-unit token counts its
+ * second as 0, before every code unit a token can hold), and only tokens
+ * sharing both are compared as strings: the same order, with few string
+ * comparisons. Far more tokens than a task's text allows fall back to the
+ * plain sort, so the order never depends on a bound.
  */
 export function sortedTokens(task: CandidateText): string[] {
-  return distinctTokens(task).sort();
+  const { text, starts, ends } = distinctTokenSpans(task);
+  const count = starts.length;
+  if (count >= SORT_INDEX_LIMIT) return distinctTokens(task).sort();
+  const keys = new Float64Array(count);
+  for (let token = 0; token < count; token += 1) {
+    const start = starts[token]!;
+    const second = ends[token]! - start > 1 ? text.charCodeAt(start + 1) : 0;
+    keys[token] = (text.charCodeAt(start) * 0x10000 + second) * SORT_INDEX_LIMIT + token;
+  }
+  keys.sort();
+  const tokens = new Array<string>(count);
+  for (let place = 0; place < count; place += 1) {
+    const token = keys[place]! % SORT_INDEX_LIMIT;
+    tokens[place] = text.slice(starts[token], ends[token]);
+  }
+  // Tokens that share their first two code units, in order among themselves.
+  for (let runStart = 0; runStart < count; ) {
+    const prefix = Math.floor(keys[runStart]! / SORT_INDEX_LIMIT);
+    let runEnd = runStart + 1;
+    while (runEnd < count && Math.floor(keys[runEnd]! / SORT_INDEX_LIMIT) === prefix) runEnd += 1;
+    if (runEnd - runStart > 1) tokens.splice(runStart, runEnd - runStart, ...tokens.slice(runStart, runEnd).sort());
+    runStart = runEnd;
+  }
+  return tokens;
 }
+
+/** Token indices fit below this in a sort key: (two code units) × 4096 + index stays an exact double (< 2^53). */
+const SORT_INDEX_LIMIT = 4096;
 
 /**
  * A task's distinct tokens in the order first seen, as strings: the spans of
