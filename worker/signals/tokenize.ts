@@ -136,8 +136,7 @@ for (const word of STOP_WORDS) {
  * becomes a string only when it is short enough for the allow-list to
  * decide); duplicates are found through a table of hashes, every hit
  * compared code unit for code unit, so a collision never drops a token. A
- * search needs no order: sorting 800 Cyrillic tokens costs seven times what
- * finding them does.
+ * search needs no order, and sorting would cost more than finding them.
  */
 export function distinctTokenSpans(task: CandidateText): TokenSpans {
   const text = normalise(taskText(task));
