@@ -5,7 +5,7 @@
  */
 import { SEARCH_RESULTS_MAX } from "../contracts/limits";
 import { STOP_WORDS } from "./stopwords";
-import { commonTokenCounter, spanTokens, type HashedList } from "./token-hashes";
+import { commonTokenCounter, doubled, spanTokens, type HashedList } from "./token-hashes";
 import { distinctTokenSpans, forEachWord, isDroppedAsShort, taskText, TOKENIZER_VERSION, type CandidateText, type TaskText } from "./tokenize";
 import type { IndexedCandidate, WindowIndex } from "./window-index";
 
@@ -179,7 +179,7 @@ function countTextTokens(queryTokens: readonly string[]): (text: string, stamp: 
       if (id === undefined) {
         id = wordIds.size - STOP_WORDS.size;
         wordIds.set(word, id);
-        if (id >= stamps.length) stamps = grow(stamps);
+        if (id >= stamps.length) stamps = doubled(stamps);
       }
       if (stamps[id] === stamp) return;
       stamps[id] = stamp;
@@ -188,10 +188,4 @@ function countTextTokens(queryTokens: readonly string[]): (text: string, stamp: 
     });
     return { distinct, common };
   };
-}
-
-function grow(stamps: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
-  const larger = new Int32Array(stamps.length * 2);
-  larger.set(stamps);
-  return larger;
 }

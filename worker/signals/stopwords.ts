@@ -32,9 +32,5 @@ export const SHORT_TERM_ALLOWLIST: ReadonlySet<string> = new Set([
   "id", "io", "vm", "pr", "c", "r", "2d", "3d", "5g", "ии", "бд", "ос",
 ]);
 
-/** Both lists in one set: one lookup per token. */
+/** Both lists in one set (the tokeniser looks them up by hash, tokenize.ts). */
 export const STOP_WORDS: ReadonlySet<string> = new Set([...ENGLISH_STOP_WORDS, ...RUSSIAN_STOP_WORDS]);
-
-export function isStopWord(token: string): boolean {
-  return STOP_WORDS.has(token);
-}

@@ -129,3 +129,10 @@ export function spanTokens(spans: TokenSpans): string[] {
   for (let index = 0; index < tokens.length; index += 1) tokens[index] = spans.text.slice(spans.starts[index], spans.ends[index]);
   return tokens;
 }
+
+/** A typed array twice as long, holding `array` at its start: how the scratch arrays of the tokeniser and the matcher grow. */
+export function doubled(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const larger = new Int32Array(array.length * 2);
+  larger.set(array);
+  return larger;
+}

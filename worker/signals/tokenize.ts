@@ -10,8 +10,8 @@
  * equal to the plain regex definition (test/node/matcher.test.ts). Every
  * stop word has at least three code points, so rule 7 is checked first.
  */
-import { isStopWord, SHORT_TERM_ALLOWLIST, STOP_WORDS } from "./stopwords";
-import { hashSpan, spansEqual, spanTokens, tokenHash, type TokenSpans } from "./token-hashes";
+import { SHORT_TERM_ALLOWLIST, STOP_WORDS } from "./stopwords";
+import { doubled, hashSpan, spansEqual, spanTokens, tokenHash, type TokenSpans } from "./token-hashes";
 
 /** The task fields that are matched; `learned` never is. */
 export interface TaskText {
@@ -76,9 +76,10 @@ export function storedTokens(task: CandidateText): string {
  * plain sort, so the order never depends on a bound.
  */
 export function sortedTokens(task: CandidateText): string[] {
-  const { text, starts, ends } = distinctTokenSpans(task);
+  const spans = distinctTokenSpans(task);
+  const { text, starts, ends } = spans;
   const count = starts.length;
-  if (count >= SORT_INDEX_LIMIT) return distinctTokens(task).sort();
+  if (count >= SORT_INDEX_LIMIT) return spanTokens(spans).sort();
   const keys = new Float64Array(count);
   for (let token = 0; token < count; token += 1) {
     const start = starts[token]!;
@@ -139,7 +140,12 @@ for (const word of STOP_WORDS) {
  * search needs no order, and sorting would cost more than finding them.
  */
 export function distinctTokenSpans(task: CandidateText): TokenSpans {
-  const text = normalise(taskText(task));
+  return distinctSpansOf(taskText(task));
+}
+
+/** `distinctTokenSpans` of a text (rules 2–7): the one tokeniser of the query, stored lists and `tokenSet`. */
+function distinctSpansOf(source: string): TokenSpans {
+  const text = normalise(source);
   let words = 0;
   forEachWordSpan(text, (start, end) => {
     if (isShortSpan(text, start, end) && !SHORT_TERM_ALLOWLIST.has(text.slice(start, end))) return;
@@ -181,14 +187,9 @@ export function distinctTokenSpans(task: CandidateText): TokenSpans {
 }
 
 function growScratch(): void {
-  const grown = (old: Int32Array) => {
-    const larger = new Int32Array(old.length * 2);
-    larger.set(old);
-    return larger;
-  };
-  wordStarts = grown(wordStarts);
-  wordEnds = grown(wordEnds);
-  wordHashes = grown(wordHashes);
+  wordStarts = doubled(wordStarts);
+  wordEnds = doubled(wordEnds);
+  wordHashes = doubled(wordHashes);
 }
 
 function isStopSpan(text: string, start: number, end: number, hash: number): boolean {
@@ -198,18 +199,9 @@ function isStopSpan(text: string, start: number, end: number, hash: number): boo
   return false;
 }
 
+/** The token set of `text` (03 §5.1): the spans of the one tokeniser, as strings. */
 export function tokenSet(text: string): Set<string> {
-  const tokens = new Set<string>();
-  forEachToken(text, (token) => tokens.add(token));
-  return tokens;
-}
-
-/** Calls `onToken` for every kept token of `text`, in order, duplicates included (rules 2–7). */
-function forEachToken(text: string, onToken: (token: string) => void): void {
-  forEachWord(text, (word) => {
-    if (isDroppedAsShort(word) || isStopWord(word)) return;
-    onToken(word);
-  });
+  return new Set(spanTokens(distinctSpansOf(text)));
 }
 
 /**
