@@ -3,15 +3,15 @@
  * spread and then adds properties (`{ ...x, y }`); decision 213.
  *
  * Why a rule: in V8 11 (Node 20, where `npm run bench` measures CPU per
- * request), such a literal is built by cloning `x`'s map and extending the
- * clone, and the objects it makes survive young-generation collections until
- * a full one — with everything they reference. One telemetry event built that
- * way per request made about 7 KB of each request's garbage old, and the
- * marking that follows is what the CPU tail is made of. workerd's newer V8
- * does not show it (decision 213), but the bench is where the budget is
- * gated. `Object.assign({}, x, { y })` has the same meaning (later keys
- * win, same order) without the clone; a spread last (`{ y, ...x }`) is fine
- * where no key overlaps.
+ * request), the objects such a literal makes survive young-generation
+ * collections until a full one — with everything they reference (measured;
+ * why V8 keeps them, not established). One telemetry event built that way
+ * per request made about 7 KB of each request's garbage old, and the marking
+ * that follows is what the CPU tail is made of. In workerd the same loop is
+ * no slower either way (decision 213), but the bench is where the budget is
+ * gated. `Object.assign({}, x, { y })` has the same meaning (later keys win,
+ * same order) and does not show it; a spread last (`{ y, ...x }`) does not
+ * either, where no key overlaps.
  *
  * Read with a real parser: esbuild strips the types (TypeScript 7 has no
  * JavaScript API), acorn parses the result. A spread in an argument list or

@@ -80,9 +80,9 @@ export function startRequestTelemetry(request: Request, url: URL, role: Role, ev
     },
     finish(status) {
       const finalType = annotations.event_type ?? eventType;
-      // Copied with Object.assign, never as `{ ...base, … }`: V8 (11.x) gives an object spread from a literal a
-      // map that every later added field turns into new maps, so each request's event outlived the young
-      // generation's collections and filled the old one (decision 213). The fields and their order are the same.
+      // Copied with Object.assign, never as `{ ...base, … }`: in V8 11 an object that starts as a spread and then
+      // gains fields outlives the young generation's collections, so each request's event filled the old one
+      // (decision 213). The fields and their order are the same.
       const event = Object.assign({}, base) as RequestEvent;
       event.event_type = finalType;
       event.status = status;
