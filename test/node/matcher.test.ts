@@ -29,14 +29,14 @@ function spans(tokens: readonly string[]): TokenSpans {
   return { text, starts: Int32Array.from(starts), ends: Int32Array.from(ends), hashes: Int32Array.from(starts, (start, index) => hashSpan(text, start, ends[index]!)) };
 }
 
-/** Two distinct tokens with one 32-bit hash, of one length or of two, found by the birthday search over short tokens. */
-function collidingPair(sameLength: boolean): [string, string] {
+/** Two distinct tokens with one 32-bit hash (of one length, of two, or either when not said), found by the birthday search over short tokens. */
+function collidingPair(sameLength?: boolean): [string, string] {
   const seen = new Map<number, string[]>();
   for (let index = 0; ; index += 1) {
     const token = `t${index.toString(36)}`;
     const hash = tokenHash(token);
     const others = seen.get(hash) ?? [];
-    const other = others.find((candidate) => (candidate.length === token.length) === sameLength);
+    const other = others.find((candidate) => sameLength === undefined || (candidate.length === token.length) === sameLength);
     if (other !== undefined) return [other, token];
     seen.set(hash, [...others, token]);
   }
@@ -422,17 +422,7 @@ describe("hashed lists (03 §5.6)", () => {
   });
 
   it("a hash collision costs a comparison, never a count", () => {
-    // Two distinct tokens with one 32-bit hash, found by the birthday search over short tokens.
-    const seen = new Map<number, string>();
-    let pair: [string, string] | undefined;
-    for (let index = 0; pair === undefined; index += 1) {
-      const candidate = `t${index.toString(36)}`;
-      const hash = tokenHash(candidate);
-      const other = seen.get(hash);
-      if (other !== undefined) pair = [other, candidate];
-      else seen.set(hash, candidate);
-    }
-    const [first, second] = pair;
+    const [first, second] = collidingPair();
     expect(tokenHash(first)).toBe(tokenHash(second));
     expect(commonTokenCounter(spans([first]))(hashList(second))).toBe(0);
     expect(commonTokenCounter(spans([first, second]))(hashList([first, second].sort().join(" ")))).toBe(2);
