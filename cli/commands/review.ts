@@ -51,7 +51,7 @@ import { parseIdArgument, RECORD_ID_KINDS, resolveIdArgument, shortIds, type Rec
 import { inlineStatement, type SqlStatement } from "../lib/sql";
 import type { LayoutColumn } from "../lib/table-layout";
 import { resolveTarget, type D1Target } from "../lib/target";
-import { readSnapshot, resolveFlagTarget } from "./flags/target";
+import { readSnapshot, resolveFlagTarget } from "../lib/flag-store";
 
 export const REVIEW_KINDS = ["contacts", "signals", "observed", "drafts"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];

@@ -7,7 +7,9 @@
  * Fails on an import against that order, on siblings importing each other
  * (two capabilities, storage ↔ edge, two surfaces), on reaching into a
  * capability other than through its index.ts, on cli/ importing worker/
- * outside worker/contracts, on a folder under worker/ that has no layer, and
+ * outside worker/contracts, on a command of cli/commands/ importing another
+ * command (what two commands share lives in cli/lib/), on cli/lib/ importing
+ * a command, on a folder under worker/ that has no layer, and
  * on `import { z } from "zod"` under worker/ (the namespace import keeps zod's
  * locales out of the bundle). The checker is tested on synthetic sources too,
  * so a rule that can never fire is noticed.
@@ -86,6 +88,12 @@ function importsOf(text: string): string[] {
   return found;
 }
 
+/** `cli/commands/<command>[.ts|/…]` → the command (a file or a group's folder), else null. */
+function cliCommand(path: string): string | null {
+  const parts = path.replace(/\.ts$/, "").split("/");
+  return parts[0] === "cli" && parts[1] === "commands" && parts.length > 2 ? parts[2]! : null;
+}
+
 /** `worker/<folder>/…` → folder, else null. */
 function workerFolder(path: string): string | null {
   const parts = path.split("/");
@@ -112,6 +120,12 @@ export function layerViolations(files: readonly SourceFile[]): string[] {
       if (file.path.startsWith("cli/")) {
         if (target.startsWith("worker/") && toFolder !== "contracts" && !STORAGE_SQL_MODULE.test(target)) {
           problems.push(`${file.path}: cli/ imports ${target} (only worker/contracts and worker/storage/<group>/sql are shared)`);
+        }
+        const fromCommand = cliCommand(file.path);
+        const toCommand = cliCommand(target);
+        if (file.path.startsWith("cli/lib/") && toCommand !== null) problems.push(`${file.path}: cli/lib imports the command ${target}`);
+        if (fromCommand !== null && toCommand !== null && toCommand !== fromCommand) {
+          problems.push(`${file.path}: imports another command, ${target} (what two commands share belongs in cli/lib/)`);
         }
         continue;
       }
@@ -287,6 +301,10 @@ describe("the checker can fail (synthetic sources)", () => {
     ["cli/x.ts", 'import {\n  a,\n  b,\n} from "../worker/storage/d1";', /only worker\/contracts/],
     ["cli/x.ts", 'import { a } from "../worker/storage/contacts/store";', /only worker\/contracts/],
     ["worker/storage/owner/sql.ts", 'import { statement } from "../d1";', /at run time/],
+    ["cli/commands/review.ts", 'import { readSnapshot } from "./flags/target";', /another command/],
+    ["cli/commands/flags/list.ts", 'import { a } from "../metrics/index";', /another command/],
+    ["cli/commands/smoke/steps.ts", 'import { a } from "../dev";', /another command/],
+    ["cli/lib/x.ts", 'import { a } from "../commands/flags/catalog";', /cli\/lib imports the command/],
   ])("%s: %s", (path, text, message) => {
     const problems = check(path, text);
     expect(problems).toHaveLength(1);
@@ -303,6 +321,9 @@ describe("the checker can fail (synthetic sources)", () => {
     ["cli/commands/x.ts", 'import { PACKAGE_VERSION } from "../../worker/contracts";'],
     ["cli/commands/x.ts", 'import { isRecord } from "../../worker/contracts/guards";'],
     ["cli/commands/x.ts", 'import { ownerContactPageStatement } from "../../worker/storage/contacts/sql";'],
+    ["cli/commands/flags/list.ts", 'import { stateOf } from "./target";'],
+    ["cli/commands/review.ts", 'import { readSnapshot } from "../lib/flag-store";'],
+    ["cli/program.ts", 'import { registerFlags } from "./commands/flags/index";'],
     ["worker/storage/owner/sql.ts", 'import type { Statement } from "../d1";'],
     ["worker/storage/owner/sql.ts", 'import type { SqlStatement } from "../../contracts/sql-statement";'],
   ])("allows %s: %s", (path, text) => {

@@ -10,7 +10,8 @@ import { readDevVarsText, withDevVar, writeDevVars } from "../../lib/dev-vars";
 import { requireConfirmation } from "../../lib/prompts";
 import { deleteWorkerSecret } from "../../lib/worker-secrets";
 import { dependentsOf, dependentsOnAnyRole, FLAG_SPECS } from "./catalog";
-import { FLAG_ARGUMENT_HELP, flagResult, parseFlag, readSnapshot, resolveFlagTarget, restartHint, type FlagCheck } from "./target";
+import { readSnapshot, resolveFlagTarget } from "../../lib/flag-store";
+import { FLAG_ARGUMENT_HELP, flagResult, parseFlag, restartHint, type FlagCheck } from "./target";
 
 export function registerFlagsDisable(flags: ParentCommand, ctx: CliContext): void {
   flags

@@ -11,7 +11,8 @@ import { CheckFailed, EnvironmentError } from "../../lib/errors";
 import { requireConfirmation } from "../../lib/prompts";
 import { isBindingInUse, putWorkerSecret } from "../../lib/worker-secrets";
 import { evaluatePrerequisites } from "./prerequisites";
-import { FLAG_ARGUMENT_HELP, flagResult, parseFlag, readSnapshot, refuseFlagsUnderVars, resolveFlagTarget, restartHint, stateOf } from "./target";
+import { readSnapshot, resolveFlagTarget } from "../../lib/flag-store";
+import { FLAG_ARGUMENT_HELP, flagResult, parseFlag, refuseFlagsUnderVars, restartHint, stateOf } from "./target";
 
 export function registerFlagsEnable(flags: ParentCommand, ctx: CliContext): void {
   flags

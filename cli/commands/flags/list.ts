@@ -6,7 +6,8 @@
 import { examples, withRuntime, type ParentCommand } from "../../lib/command";
 import type { CliContext } from "../../lib/context";
 import { FLAG_SPECS, flagsReadBy, readersOf } from "./catalog";
-import { readSnapshot, refuseFlagsUnderVars, resolveFlagTarget, stateOf } from "./target";
+import { readSnapshot, resolveFlagTarget } from "../../lib/flag-store";
+import { refuseFlagsUnderVars, stateOf } from "./target";
 
 export function registerFlagsList(flags: ParentCommand, ctx: CliContext): void {
   flags

@@ -9,7 +9,8 @@ import type { CommandRuntime } from "../../lib/command";
 import { readAppliedMigrations } from "../../lib/migrations";
 import { hasContactsDatabase } from "../../lib/wrangler-config";
 import { missingReleaseMigrations, NOTIFY_CRON, prerequisitesOn, type FlagSpec } from "./catalog";
-import type { FlagCheck, FlagTarget, Snapshot } from "./target";
+import type { FlagTarget, Snapshot } from "../../lib/flag-store";
+import type { FlagCheck } from "./target";
 
 /** Every check of this flag on this Worker, failed ones with a hint (all of them, so one run shows everything to fix). */
 export async function evaluatePrerequisites(rt: CommandRuntime, flagTarget: FlagTarget, spec: FlagSpec, snapshot: Snapshot): Promise<FlagCheck[]> {
