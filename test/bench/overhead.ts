@@ -44,8 +44,14 @@ export interface OverheadOptions {
   rounds?: number;
   /** Calls per sequential (1 in flight) block (default 250). */
   sequentialCalls?: number;
-  /** Seconds per 16-in-flight block (default 1). */
+  /** Seconds per 16-in-flight block, at least (default 1). */
   concurrentSeconds?: number;
+  /**
+   * Samples per 16-in-flight block, at least (default 500): a block runs until it has both. A search
+   * answers about 175 a second at 16 in flight, so a 1 s block alone pooled 1 400 samples over 8 rounds,
+   * whose p99 was their 14 slowest: one stall of the machine, caught by one side (decision 219).
+   */
+  concurrentMinSamples?: number;
 }
 
 interface Block {
@@ -117,12 +123,12 @@ async function sequentialBlock(send: Send, calls: number): Promise<Block> {
   return { p50: percentile(samples, 50), p99: percentile(samples, 99), rps: calls / seconds, samples };
 }
 
-async function concurrentBlock(send: Send, seconds: number, inFlight: number): Promise<Block> {
+async function concurrentBlock(send: Send, seconds: number, minSamples: number, inFlight: number): Promise<Block> {
   const samples: number[] = [];
   const start = performance.now();
   const deadline = start + seconds * 1000;
   const lane = async () => {
-    while (performance.now() < deadline) {
+    while (performance.now() < deadline || samples.length < minSamples) {
       const begin = performance.now();
       await send();
       samples.push(performance.now() - begin);
@@ -156,6 +162,7 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
   const rounds = options.rounds ?? 8;
   const sequentialCalls = options.sequentialCalls ?? 250;
   const concurrentSeconds = options.concurrentSeconds ?? 1;
+  const concurrentMinSamples = options.concurrentMinSamples ?? 500;
   const door = await bundleWorker(join(options.root, "worker/entries/monolith.ts"), join(options.outDir, "workers/monolith.mjs"), wranglerAliases());
   const echo = await bundleWorker(join(options.root, "test/bench/echo-worker.ts"), join(options.outDir, "workers/echo.mjs"), {});
   const mf = new Miniflare({
@@ -228,7 +235,7 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
     for (let round = 0; round < rounds; round += 1) {
       for (const [pairIndex, pair] of pairs.entries()) {
         for (const [modeIndex, mode] of MODES.entries()) {
-          const measure = (side: Send) => (mode.inFlight === 1 ? sequentialBlock(side, sequentialCalls) : concurrentBlock(side, concurrentSeconds, mode.inFlight));
+          const measure = (side: Send) => (mode.inFlight === 1 ? sequentialBlock(side, sequentialCalls) : concurrentBlock(side, concurrentSeconds, concurrentMinSamples, mode.inFlight));
           const doorFirst = (round + pairIndex + modeIndex) % 2 === 0;
           const slot = blocks[pairIndex]![modeIndex]!;
           if (doorFirst) {
@@ -295,7 +302,8 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
         "binding) and the bare SDK echo worker (`test/bench/echo-worker.ts`: `createMcpHandler`, two strict-object tools, no guards or telemetry).",
         "Requests are modern (2026-07-28, stateless) and dispatched through Miniflare from the bench process.",
         `After 200 warm-up pairs per tool, ${rounds} rounds; in each round, for each read tool and each concurrency, the door and the`,
-        `echo worker run one short block each (${sequentialCalls} sequential calls at 1 in flight; ${concurrentSeconds} s at 16 in flight), the`,
+        `echo worker run one short block each (${sequentialCalls} sequential calls at 1 in flight; at 16 in flight ${concurrentSeconds} s and`,
+        `at least ${concurrentMinSamples} answers, so that a pooled p99 rests on at least ${Math.floor((concurrentMinSamples * rounds) / 100)} samples of each side), the`,
         "side that goes first alternating between rounds. Each round yields one ratio per figure; a p50 or throughput row shows the",
         "median ratio, a p99 row the ratio of the two sides' p99 over all their samples pooled across the rounds (one block holds",
         "too few tail samples, and one collection pause moves every request in flight at once); every row shows the min–max of",

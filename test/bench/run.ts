@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   await step("search", () => benchSearch(report));
   await step("cpu", () => benchCpu(report, { root: ROOT, outDir: OUT, ...(quick ? { iterations: 100 } : {}) }));
   await step("bundles", () => benchBundles(report, { root: ROOT, outDir: OUT }));
-  await step("overhead", () => benchOverhead(report, { root: ROOT, outDir: OUT, ...(quick ? { rounds: 3, sequentialCalls: 100, concurrentSeconds: 0.5 } : {}) }));
+  await step("overhead", () => benchOverhead(report, { root: ROOT, outDir: OUT, ...(quick ? { rounds: 3, sequentialCalls: 100, concurrentSeconds: 0.5, concurrentMinSamples: 100 } : {}) }));
   await step("load", () => benchLoad(report, { root: ROOT, ...(quick ? { seconds: 10, stepSeconds: 2, steps: [1, 4, 16] } : {}) }));
   await step("metrics", () =>
     runMetricsBench(report.record, {
