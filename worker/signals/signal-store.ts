@@ -68,10 +68,10 @@ export async function saveSignal(db: D1Database, input: ContributeInput): Promis
     db,
     Object.assign({}, canonical, {
       signalId: newSignalId(),
-    createdAt: nowIso(),
-    submissionId: input.submission_id ?? newSubmissionId(),
-    payloadHash: await sha256Hex(JSON.stringify(canonical)),
-    tokens: storedTokens(canonical),
+      createdAt: nowIso(),
+      submissionId: input.submission_id ?? newSubmissionId(),
+      payloadHash: await sha256Hex(JSON.stringify(canonical)),
+      tokens: storedTokens(canonical),
       tokenizerVersion: TOKENIZER_VERSION,
     }),
   );
