@@ -8,8 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readJsonOutcome } from "../../worker/mcp/json-outcome";
-import { messageFacts } from "../../worker/mcp/response-reading";
+import { messageFacts, readJsonOutcome } from "../../worker/mcp/json-outcome";
 
 const encoder = new TextEncoder();
 

@@ -19,6 +19,7 @@
  * decoded text. A repeated member counts as `JSON.parse` counts it: the
  * last one.
  */
+import { isRecord } from "../contracts/guards";
 
 /** One message's members as `JSON.parse` would give them. */
 export interface MessageFacts {
@@ -26,6 +27,21 @@ export interface MessageFacts {
   readonly error: { readonly code: number | null } | null;
   /** `result` is an object; its `isError` is `true`, and its `protocolVersion` if a string. */
   readonly result: { readonly isError: boolean; readonly protocolVersion: string | null } | null;
+}
+
+/**
+ * A message object's members as the byte reader reports them: for a parsed answer (response-reading.ts)
+ * and a message as the server sent it (sent-messages.ts), so all three are classified alike.
+ */
+export function messageFacts(message: unknown): MessageFacts | null {
+  if (!isRecord(message)) return null;
+  const { error, result } = message;
+  return {
+    error: isRecord(error) ? { code: typeof error.code === "number" ? error.code : null } : null,
+    result: isRecord(result)
+      ? { isError: result.isError === true, protocolVersion: typeof result.protocolVersion === "string" ? result.protocolVersion : null }
+      : null,
+  };
 }
 
 /** The messages of a body (one, or a batch's elements), or `unread` when it must be parsed instead. */

@@ -15,9 +15,9 @@
  * anyway (its body was consumed), rather than in a second copy afterwards.
  */
 import { MCP_STREAMING_METHODS, type Outcome } from "../contracts/events";
-import { isRecord } from "../contracts/guards";
 import { withHeaders } from "../edge/responses";
-import { readJsonOutcome, type MessageFacts } from "./json-outcome";
+import { messageFacts, readJsonOutcome, type MessageFacts } from "./json-outcome";
+import { sentResponses, type SentMessages } from "./sent-messages";
 
 /** As `Response.text()` decodes: UTF-8, a leading BOM dropped, invalid bytes replaced. */
 const decoder = new TextDecoder();
@@ -35,14 +35,19 @@ interface ReadMcpResponse {
 
 /**
  * `wantText`: the caller needs the body as text (to keep a listing). Without
- * it a JSON body is read from its bytes (json-outcome.ts), neither decoded
- * nor parsed unless that reader gives up on it.
+ * it a JSON answer carrying the one response its server sent (`sent`,
+ * sent-messages.ts) is not read at all: its outcome is that response's, and
+ * the door's headers are set on it in place (the SDK builds its answers with
+ * the `Response` constructor, whose headers are mutable; only a `fetch()`
+ * answer's are not). Any other JSON body is read from its bytes
+ * (json-outcome.ts), neither decoded nor parsed unless that reader gives up on it.
  */
 export async function readMcpResponse(
   response: Response,
   methodLabel: string | null,
   addHeaders: Record<string, string>,
   wantText: boolean,
+  sent: SentMessages,
 ): Promise<ReadMcpResponse> {
   // Copied only when handed back unread: a read answer is rebuilt from its bytes below, in its one copy.
   const unread = (outcome: Outcome | null): ReadMcpResponse => ({ response: withHeaders(response, addHeaders), outcome, rpcErrorCode: null, initializeVersion: null, text: null });
@@ -53,6 +58,13 @@ export async function readMcpResponse(
     methodLabel !== null && methodLabel !== "unknown" && !MCP_STREAMING_METHODS.includes(methodLabel);
   if (isStream && !answersOnce) return unread("stream_opened");
   if (!isStream && !contentType.includes("json")) return unread(null);
+
+  // A JSON answer is the serialisation of the one response the server sent (a 5xx may be the SDK's own, so it is read).
+  const responses = sentResponses(sent);
+  if (!isStream && !wantText && responses.length === 1 && response.status < 500) {
+    for (const [name, value] of Object.entries(addHeaders)) response.headers.set(name, value);
+    return { response, text: null, ...classifyMessages(responses) };
+  }
 
   // The bytes are read once and handed back as they are: decoded for reading only, never encoded again.
   const bytes = await response.arrayBuffer();
@@ -66,18 +78,6 @@ export async function readMcpResponse(
   const text = decoder.decode(bytes);
   const messages = isStream ? parseEventStream(text) : parseJsonMessages(text);
   return { response: rebuilt, text, ...classifyMessages(messages.map(messageFacts)) };
-}
-
-/** A parsed message's members as the byte reader reports them (json-outcome.ts): one classification for both. */
-export function messageFacts(message: unknown): MessageFacts | null {
-  if (!isRecord(message)) return null;
-  const { error, result } = message;
-  return {
-    error: isRecord(error) ? { code: typeof error.code === "number" ? error.code : null } : null,
-    result: isRecord(result)
-      ? { isError: result.isError === true, protocolVersion: typeof result.protocolVersion === "string" ? result.protocolVersion : null }
-      : null,
-  };
 }
 
 function classifyMessages(messages: readonly (MessageFacts | null)[]): Omit<ReadMcpResponse, "response" | "text"> {

@@ -7,8 +7,9 @@
  * tool, run the validation diagnostics with the tool's own schema. During: the
  * isolate's one SDK handler, whose factory builds this request's server from a
  * factory that closes over this request's context (the SDK's factory is given
- * the request, not `env`). After: read the answer when it is known to end, to
- * record the outcome (01 §9.2).
+ * the request, not `env`). After: record the outcome (01 §9.2), from the
+ * response the server sent when the answer is its JSON serialisation
+ * (sent-messages.ts), else by reading the answer when it is known to end.
  *
  * Threat model: the body is visitor-controlled. Only sanitised labels reach
  * telemetry; arguments go to the SDK untouched and are never logged; a tool's
@@ -24,6 +25,7 @@ import { mcpAnswerHeaders } from "./http";
 import { keepListing, listingRequest, recallListing } from "./listing-cache";
 import { readMcpRequest, type McpRequestInfo } from "./request-metadata";
 import { readMcpResponse } from "./response-reading";
+import { watchSentMessages, type SentMessages } from "./sent-messages";
 
 // What the SDK's workerd shim did before worker/mcp/sdk-shims.ts replaced it: build
 // the SDK's wire schemas while the isolate warms up, not inside a billed request.
@@ -112,7 +114,8 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
   }
 
   const recorded: { tool?: ToolOutcome } = {};
-  const createServer = () => serving.createServer(info, (outcome) => (recorded.tool = outcome));
+  const sent: SentMessages = [];
+  const createServer = () => watchSentMessages(serving.createServer(info, (outcome) => (recorded.tool = outcome)), sent);
   // The body is parsed once, above. Given it as `parsedBody`, the SDK reads nothing from the request's
   // body (it neither clones the request nor decodes and parses the body again: the same text through the
   // same decoder, so the same value), so the request goes in as it came, its body already buffered by the
@@ -129,7 +132,7 @@ export async function serveMcp(req: DoorRequest, serving: McpServing): Promise<R
     sdkResponse = await createMcpHandler(createServer, HANDLER_OPTIONS).fetch(copy, auth);
   }
 
-  const read = await readMcpResponse(sdkResponse, info.methodLabel, answerHeaders, listing !== null);
+  const read = await readMcpResponse(sdkResponse, info.methodLabel, answerHeaders, listing !== null, sent);
   // Only a result is kept: "success" means no message of the answer was an error.
   if (listing !== null && read.outcome === "success" && read.text !== null) {
     keepListing(listing, sdkResponse.status, sdkResponse.headers, read.text, recorded.tool?.telemetry ?? null);
