@@ -1,5 +1,6 @@
 /**
- * The byte-level reader of `magnt metrics` (cli/commands/metrics/extract.ts)
+ * The byte-level readers of `magnt metrics` (cli/commands/metrics/extract.ts,
+ * and the same reader as WebAssembly, wasm-reader.ts)
  * against `JSON.parse` (08 §5.2, issue 21): on generated records — plain
  * telemetry wrappers, bare events, escaped keys and values, duplicate keys, a
  * repeated or nested `source`, every number form, odd whitespace, bytes above
@@ -17,10 +18,12 @@
 import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { READ_EVENT, READ_NO_EVENT, READ_UNSURE, RecordReader } from "../../cli/commands/metrics/extract";
+import { READ_EVENT, READ_NO_EVENT, READ_UNSURE, RecordReader, type ReadResult } from "../../cli/commands/metrics/extract";
 import { FIELD_NAMES, newFields, projectParsed } from "../../cli/commands/metrics/fields";
 import { summarise } from "../../cli/commands/metrics/index";
 import { stdinInput } from "../../cli/commands/metrics/sources";
+import { WasmRecordReader } from "../../cli/commands/metrics/wasm-reader";
+import type { EventFields } from "../../cli/commands/metrics/fields";
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200) || 200;
 const FUZZ_SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
@@ -145,8 +148,13 @@ function mutate(source: Buffer, mutations: readonly Mutation[]): Buffer {
 
 type Verdict = "event" | "no-event" | "unsure";
 
+/** Either reader: the JS one (extract.ts) and the WebAssembly one (wasm-reader.ts) make the same promise. */
+interface ByteReader {
+  read(bytes: Buffer, start: number, end: number, into: EventFields): ReadResult;
+}
+
 /** Reads `bytes` both ways (from an offset inside a larger buffer, as chunks are) and checks they agree. */
-function compare(reader: RecordReader, bytes: Buffer): Verdict {
+function compare(reader: ByteReader, bytes: Buffer): Verdict {
   const padded = Buffer.concat([Buffer.from("xx\n"), bytes, Buffer.from('\n{"')]);
   const fast = newFields();
   const result = reader.read(padded, 3, 3 + bytes.length, fast);
@@ -166,9 +174,14 @@ function compare(reader: RecordReader, bytes: Buffer): Verdict {
   return hasEvent ? "event" : "no-event";
 }
 
-describe("the byte-level reader equals JSON.parse (08 §5.2)", () => {
+const READERS: ReadonlyArray<[string, () => ByteReader]> = [
+  ["the JS reader", () => new RecordReader()],
+  ["the WebAssembly reader", () => new WasmRecordReader()],
+];
+
+describe.each(READERS)("%s equals JSON.parse (08 §5.2)", (_name, newReader) => {
   it("reads plain records with certainty and exactly as JSON.parse", () => {
-    const reader = new RecordReader();
+    const reader = newReader();
     const verdicts = { event: 0, "no-event": 0, unsure: 0 };
     fc.assert(
       fc.property(recordTree, style, (tree, how) => {
@@ -185,7 +198,7 @@ describe("the byte-level reader equals JSON.parse (08 §5.2)", () => {
   });
 
   it("never accepts what JSON.parse rejects, and agrees on whatever it accepts, after byte mutations", () => {
-    const reader = new RecordReader();
+    const reader = newReader();
     const verdicts = { event: 0, "no-event": 0, unsure: 0 };
     fc.assert(
       fc.property(recordTree, style, fc.array(mutation, { minLength: 1, maxLength: 3 }), (tree, how, mutations) => {
@@ -198,7 +211,7 @@ describe("the byte-level reader equals JSON.parse (08 §5.2)", () => {
   });
 
   it("handles the cases chosen by hand", () => {
-    const reader = new RecordReader();
+    const reader = newReader();
     const cases: Array<[string, Verdict]> = [
       ['{"source":{"event_id":"a","event_type":"mcp_card"}}', "event"],
       ['{"event_id":"top","source":{"event_id":"inner"}}', "event"],
@@ -230,6 +243,24 @@ describe("the byte-level reader equals JSON.parse (08 §5.2)", () => {
       [`{"event_id":"deep ok","x":${"[".repeat(40)}${"]".repeat(40)}}`, "event"],
     ];
     for (const [record, verdict] of cases) expect(compare(reader, Buffer.from(record, "latin1")), record).toBe(verdict);
+  });
+});
+
+describe("the WebAssembly reader does the reading itself", () => {
+  it("answers every plain record without handing it to the JS reader, and hands over an escaped key and a long record", () => {
+    const reader = new WasmRecordReader();
+    const plain = [
+      '{"source":{"event_id":"a","event_type":"mcp_request","mcp_method":"tools/call","tool_name":"about_magnt","time":"2026-05-01T00:00:00.000Z","controlled_test":false,"duplicate":null,"n":-1.5e3,"x":[{"y":true}]},"dataset":"cloudflare-workers","timestamp":1777593601254,"$workers":{"truncated":false}}',
+      '{"event_id":"top","source":{"event_id":"inner"}}',
+      '{"source":{"event_id":"escaped value \\u00e9 \\"q\\""}}',
+      '{"source":{"event_id":"a"},"source":7}',
+      "{}",
+    ];
+    for (const record of plain) compare(reader, Buffer.from(record, "latin1"));
+    expect(reader.counts).toEqual({ module: plain.length, fallback: 0 });
+    expect(compare(reader, Buffer.from('{"sourc\\u0065":{"event_id":"escaped key"}}', "latin1"))).toBe("event");
+    expect(compare(reader, Buffer.from(`{"event_id":"long","pad":"${"x".repeat(2 * 1024 * 1024)}"}`, "latin1"))).toBe("event");
+    expect(reader.counts).toEqual({ module: plain.length, fallback: 2 });
   });
 });
 

@@ -32,7 +32,8 @@ import {
   TOOL_RESULT_INVALID_ARGUMENTS,
   TOOL_SEARCH,
 } from "../../../worker/contracts";
-import { READ_EVENT, READ_NO_EVENT, READ_UNSURE, RecordReader } from "./extract";
+import { READ_EVENT, READ_NO_EVENT, READ_UNSURE } from "./extract";
+import { WasmRecordReader } from "./wasm-reader";
 import {
   A2A_METHODS,
   A2A_OUTCOMES,
@@ -259,7 +260,7 @@ export class RecordCounter implements RecordSink {
   readable = false;
   readonly facts = new FactRows();
   /** The byte-level reader, or null to parse every record in full (tests compare the two). */
-  private readonly reader: RecordReader | null;
+  private readonly reader: WasmRecordReader | null;
   private readonly fields = newFields();
   /** Pre-filter positions in the current chunk: the next `mcp_` / `a2a_` at or after the last record start. */
   private nextMcp = -1;
@@ -273,7 +274,7 @@ export class RecordCounter implements RecordSink {
     options: AggregatorOptions = {},
     private readonly drain: MetricsAggregator | null = null,
   ) {
-    this.reader = options.fullParse === true ? null : new RecordReader();
+    this.reader = options.fullParse === true ? null : new WasmRecordReader();
   }
 
   newChunk(): void {
@@ -342,7 +343,7 @@ export class RecordCounter implements RecordSink {
 
   /**
    * Reads one record that passed the pre-filter. The byte-level reader
-   * (`extract.ts`) answers for nearly every record; whatever it is not certain
+   * (`extract.ts`, run as WebAssembly by `wasm-reader.ts`) answers for nearly every record; whatever it is not certain
    * of goes through `JSON.parse`, whose reading the reader is built (and
    * tested) to equal.
    */
