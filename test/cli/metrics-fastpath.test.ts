@@ -19,11 +19,10 @@ import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { READ_EVENT, READ_NO_EVENT, READ_UNSURE, RecordReader, type ReadResult } from "../../cli/commands/metrics/extract";
-import { FIELD_NAMES, newFields, projectParsed } from "../../cli/commands/metrics/fields";
+import { FIELD_NAMES, newFields, projectParsed, type EventFields } from "../../cli/commands/metrics/fields";
 import { summarise } from "../../cli/commands/metrics/index";
 import { stdinInput } from "../../cli/commands/metrics/sources";
 import { WasmRecordReader } from "../../cli/commands/metrics/wasm-reader";
-import type { EventFields } from "../../cli/commands/metrics/fields";
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200) || 200;
 const FUZZ_SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;

@@ -63,9 +63,10 @@ const SOURCE_KEY = -2;
 /**
  * Key lookup by (first byte, length), which no two of these names share:
  * entry = field + 3 (`SOURCE_KEY` → 1), 0 for none; a hit is then compared in full.
+ * The WebAssembly reader (wasm-reader.ts) is given this same table.
  */
 const MAX_KEY_LENGTH = 31;
-const KEY_TABLE = new Uint8Array(256 * (MAX_KEY_LENGTH + 1));
+export const KEY_TABLE = new Uint8Array(256 * (MAX_KEY_LENGTH + 1));
 for (const [field, bytes] of [[SOURCE_KEY, SOURCE_BYTES] as const, ...FIELD_BYTES.map((bytes, index) => [index, bytes] as const)]) {
   const slot = (bytes[0]! << 5) | bytes.length;
   if (KEY_TABLE[slot] !== 0 || bytes.length > MAX_KEY_LENGTH) throw new Error(`metrics key table: ${bytes.toString("latin1")} collides`);

@@ -17,12 +17,12 @@
  * 2.5 times as fast. Each reader has its own instance (192 KiB of memory),
  * so the main thread and the worker never share one.
  */
-import { READ_EVENT, READ_NO_EVENT, RecordReader, type ReadResult } from "./extract";
-import { FIELD_COUNT, FIELD_NAMES, OTHER, type EventFields } from "./fields";
+import { KEY_TABLE, READ_EVENT, READ_NO_EVENT, RecordReader, type ReadResult } from "./extract";
+import { FIELD_COUNT, FIELD_NAMES, OTHER, type EventFields, type FieldValue } from "./fields";
 import { READER_WASM_BASE64 } from "./wasm/reader.generated";
 
 /** The module's memory layout (wasm/reader.ts). */
-const KEY_TABLE = 0;
+const KEY_TABLE_AT = 0;
 const NAMES_TABLE = 8192;
 const NAME_BYTES = 8448;
 const TOP = 9216;
@@ -95,21 +95,20 @@ export class WasmRecordReader {
     this.writeKeyTables();
   }
 
-  /** The key lookup the module matches keys with, from `fields.ts` (so the field list has one source). */
+  /**
+   * The key lookup the module matches keys with: extract.ts's table as it is (built, and checked for
+   * collisions, there), and each name's bytes for the full comparison, from `fields.ts`.
+   */
   private writeKeyTables(): void {
-    const names = [...FIELD_NAMES, "source"];
+    if (KEY_TABLE.length !== NAMES_TABLE - KEY_TABLE_AT) throw new Error("metrics: the WebAssembly reader's key table has another size than extract.ts's");
+    this.memory.set(KEY_TABLE, KEY_TABLE_AT);
     const view = new DataView(this.memory.buffer);
     let at = NAME_BYTES;
-    names.forEach((name, index) => {
-      const bytes = Buffer.from(name, "latin1");
-      this.memory.set(bytes, at);
+    [...FIELD_NAMES, "source"].forEach((name, index) => {
+      const written = this.memory.write(name, at, "latin1");
       view.setUint32(NAMES_TABLE + index * 8, at, true);
-      view.setUint32(NAMES_TABLE + index * 8 + 4, bytes.length, true);
-      const slot = KEY_TABLE + ((bytes[0]! << 5) | bytes.length);
-      // extract.ts builds the same table and refuses the same collision; checked here too, at load.
-      if (this.memory[slot] !== 0 || bytes.length > 31) throw new Error(`metrics: the key table cannot hold ${name}`);
-      this.memory[slot] = index === FIELD_NAMES.length ? 1 : index + 3;
-      at += bytes.length;
+      view.setUint32(NAMES_TABLE + index * 8 + 4, written, true);
+      at += written;
     });
   }
 
@@ -123,24 +122,9 @@ export class WasmRecordReader {
     this.counts.module += 1;
     if (result === READ_NO_EVENT) return READ_NO_EVENT;
     const entries = this.entries;
-    const latin1 = bytes as Latin1Buffer;
     let entry = (result === READ_EVENT ? TOP : SOURCE) >> 2;
     for (let field = 0; field < FIELD_COUNT; field += 1, entry += 3) {
-      const kind = entries[entry]!;
-      into[field] =
-        kind === K_STRING
-          ? latin1.latin1Slice(start + entries[entry + 1]!, start + entries[entry + 2]!)
-          : kind === K_ESCAPED
-            ? (JSON.parse(latin1.latin1Slice(start + entries[entry + 1]!, start + entries[entry + 2]!)) as string)
-            : kind === K_OTHER
-              ? OTHER
-              : kind === K_TRUE
-                ? true
-                : kind === K_FALSE
-                  ? false
-                  : kind === K_NULL
-                    ? null
-                    : undefined;
+      into[field] = fieldValue(bytes as Latin1Buffer, entries[entry]!, start + entries[entry + 1]!, start + entries[entry + 2]!);
     }
     return READ_EVENT;
   }
@@ -151,3 +135,22 @@ export class WasmRecordReader {
   }
 }
 
+/** One entry's value, made from the caller's bytes `[from, to)` as the JS reader makes it. */
+function fieldValue(bytes: Latin1Buffer, kind: number, from: number, to: number): FieldValue {
+  switch (kind) {
+    case K_STRING:
+      return bytes.latin1Slice(from, to);
+    case K_ESCAPED:
+      return JSON.parse(bytes.latin1Slice(from, to)) as string;
+    case K_OTHER:
+      return OTHER;
+    case K_TRUE:
+      return true;
+    case K_FALSE:
+      return false;
+    case K_NULL:
+      return null;
+    default:
+      return undefined;
+  }
+}
