@@ -68,7 +68,6 @@ interface Block {
   samples: number[];
 }
 
-
 /**
  * Bundles like Wrangler does; the door with its configs' module aliases (the
  * SDK shim, issue 21), the echo worker with none: the bare SDK as published.
@@ -211,6 +210,7 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
       { name: "echo", modules: true, scriptPath: echo, compatibilityDate: "2026-04-01", routes: ["echo.bench/*"], d1Databases: ["ECHO_DB"] },
     ],
   });
+  let started: LoadClient | undefined;
   try {
     // Both sides get the same migrated schema and the same 100 signals.
     const seededAt = Date.now();
@@ -219,6 +219,7 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
     }
 
     const client = await startLoadClient(await buildLoadClient(options), await mf.ready);
+    started = client;
     // The door answers a listing (or the profile) it has answered before from its kept answer (decision 208):
     // the repeated request is its best case, so the same listing from new client software every time is reported beside it.
     const pairs: Pair[] = [
@@ -340,8 +341,9 @@ export async function benchOverhead(report: Report, options: OverheadOptions): P
         `Every ratio is gated at ${GATES.join("× and ")}× (issues 14 and 21); the target is ${TARGET.toFixed(1)}×.`,
       ].join("\n"),
     );
-    client.close();
   } finally {
+    // Also on a failed block: the child's IPC channel would otherwise keep the bench process alive.
+    started?.close();
     await mf.dispose();
   }
   await benchColdStart(report, { root: options.root, door, echo, rounds: Math.max(3, Math.round(rounds * 1.5)) });
